@@ -1,0 +1,29 @@
+"""User-facing errors: one message naming what and where, shown without a traceback."""
+
+
+class GpuisaError(Exception):
+    """A problem with the user's input or environment; the CLI prints it and exits non-zero."""
+
+
+class SourceError(GpuisaError):
+    """A vendor source file is missing, empty, truncated or malformed."""
+
+    def __init__(self, path: str, message: str, line: int | None = None) -> None:
+        where = f"{path}:{line}" if line else path
+        super().__init__(f"{where}: {message}")
+        self.path, self.line = path, line
+
+
+class NotFoundError(GpuisaError):
+    """An unknown instruction, architecture or target, with close suggestions."""
+
+    def __init__(self, what: str, name: str, suggestions: list[str] | None = None) -> None:
+        msg = f"unknown {what} {name!r}"
+        if suggestions:
+            msg += "; did you mean: " + ", ".join(suggestions) + "?"
+        super().__init__(msg)
+        self.what, self.name, self.suggestions = what, name, suggestions or []
+
+
+class CatalogError(GpuisaError):
+    """The catalog is missing, of another schema version, or damaged."""
