@@ -23,7 +23,8 @@ def default_sources() -> Path:
     env = os.environ.get("GPUISA_SOURCES")
     if env:
         return Path(env)
-    for candidate in (Path.cwd() / ".." / "shared" / "sources", Path(__file__).resolve().parents[3] / ".." / "shared" / "sources"):
+    checkout = Path(__file__).resolve().parents[2]
+    for candidate in (Path.cwd() / ".." / "shared" / "sources", checkout / ".." / "shared" / "sources"):
         if candidate.is_dir():
             return candidate.resolve()
     return data_home() / "sources"

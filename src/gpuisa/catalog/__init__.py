@@ -1,0 +1,1 @@
+"""The catalog: build (merge, validate, write atomically) and query one SQLite file."""

@@ -1,0 +1,192 @@
+"""Build the catalog: read every source, merge, derive, and write one SQLite file atomically.
+
+The file is written under a temporary name beside the target and renamed into place only when
+complete, so a failed build leaves the previous catalog intact.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from gpuisa import __version__
+from gpuisa.archs import ARCHS, newest_first
+from gpuisa.catalog import merge as m
+from gpuisa.catalog.operands import derive as derive_operands
+from gpuisa.catalog.schema import SCHEMA, SCHEMA_VERSION
+from gpuisa.errors import SourceError
+from gpuisa.model import ManualData, Provenance
+from gpuisa.sources.amd_manual import read_manual
+
+Progress = Callable[[str, int, int], None]   # (stage, done, total)
+
+MANUALS_DIR = "amd-isa-manuals"
+
+
+@dataclass(slots=True)
+class ArchCoverage:
+    arch: str
+    table_entries: int                 # distinct instruction names in the manual's opcode tables
+    in_catalog: int                    # of those, how many have a page with text from the manual
+    documented: int                    # instructions with a description in the instructions chapter
+    missing: list[dict] = field(default_factory=list)   # {name, reason}
+    skips: int = 0
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.in_catalog / self.table_entries if self.table_entries else 0.0
+
+
+@dataclass(slots=True)
+class BuildReport:
+    coverage: list[ArchCoverage]
+    instructions: int
+    seconds: float
+    path: str
+
+
+def _read_one(args: tuple[str, str, str]) -> ManualData:
+    path, arch, rel = args
+    return read_manual(Path(path), arch, rel)
+
+
+def read_manuals(sources: Path, progress: Progress | None = None, jobs: int = 2) -> list[ManualData]:
+    """Read all twelve manuals (in parallel when jobs > 1); missing ones raise SourceError."""
+    if not sources.is_dir():
+        raise SourceError(str(sources), "sources folder not found (use --sources DIR or `gpuisa fetch`)")
+    tasks = []
+    for arch in ARCHS:
+        rel = f"{MANUALS_DIR}/{arch.key}/README.md"
+        path = sources / rel
+        if not path.is_file():
+            raise SourceError(str(path), f"manual for {arch.key} not found")
+        tasks.append((str(path), arch.key, rel))
+    out: list[ManualData] = []
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for data in pool.map(_read_one, tasks):
+                out.append(data)
+                if progress:
+                    progress("manuals", len(out), len(tasks))
+    else:
+        for t in tasks:
+            out.append(_read_one(t))
+            if progress:
+                progress("manuals", len(out), len(tasks))
+    return out
+
+
+def build(sources: Path, target: Path, progress: Progress | None = None, jobs: int = 2) -> BuildReport:
+    """Build the catalog at `target` from `sources`; atomic replace at the end."""
+    t0 = time.perf_counter()
+    manuals = read_manuals(sources, progress, jobs)
+    merged = m.merge(manuals)
+    coverage = [_coverage(d, merged) for d in manuals]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=".catalog-", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        conn = sqlite3.connect(tmp)
+        conn.executescript(SCHEMA)
+        _write(conn, manuals, merged, coverage, sources)
+        conn.execute("INSERT INTO search_fts(search_fts) VALUES ('optimize')")
+        conn.commit()
+        conn.execute("PRAGMA journal_mode=DELETE")
+        conn.close()
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return BuildReport(coverage, len(merged), time.perf_counter() - t0, str(target))
+
+
+def _coverage(data: ManualData, merged: dict[str, m.MergedInstruction]) -> ArchCoverage:
+    table_names = {e.name for e in data.opcodes if not (e.provenance.section or "").startswith("VOP3 rule")}
+    documented = {d.name for d in data.docs if d.description or d.pseudocode}
+    missing = [{"name": n, "reason": "listed in an opcode table but has no entry in the instructions chapter"}
+               for n in sorted(table_names - documented)]
+    return ArchCoverage(data.arch, len(table_names), len(table_names & documented), len(documented),
+                        missing, len(data.skips))
+
+
+def _j(obj) -> str:
+    return json.dumps(obj, separators=(",", ":"), default=_default)
+
+
+def _default(o):
+    if isinstance(o, Provenance):
+        return {k: v for k, v in asdict(o).items() if v is not None}
+    raise TypeError(type(o))
+
+
+def _write(conn: sqlite3.Connection, manuals: list[ManualData], merged: dict[str, m.MergedInstruction],
+           coverage: list[ArchCoverage], sources: Path) -> None:
+    meta = {"schema_version": str(SCHEMA_VERSION), "gpuisa_version": __version__,
+            "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "sources": str(sources)}
+    conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", meta.items())
+    by_arch = {d.arch: d for d in manuals}
+    cov = {c.arch: c for c in coverage}
+    for a in ARCHS:
+        d = by_arch[a.key]
+        c = cov[a.key]
+        conn.execute(
+            "INSERT INTO archs(key, display, family, targets, ord, manual, coverage) VALUES (?,?,?,?,?,?,?)",
+            (a.key, a.display, a.family, _j(list(a.targets)), a.order, d.file,
+             _j({"table_entries": c.table_entries, "in_catalog": c.in_catalog, "documented": c.documented,
+                 "percent": round(c.percent, 2), "missing": c.missing, "skips": c.skips})),
+        )
+        for enc in d.encodings.values():
+            conn.execute(
+                "INSERT INTO encodings(arch, name, width, fields, provenance) VALUES (?,?,?,?,?)",
+                (a.key, enc.name, enc.width,
+                 _j([{"name": f.name, "bits": [list(b) for b in f.bits], "value": f.value,
+                      "spelling": f.spelling, "description": f.description} for f in enc.fields]),
+                 _j(enc.provenance)),
+            )
+        conn.executemany(
+            "INSERT INTO skips(arch, file, line, reason, text) VALUES (?,?,?,?,?)",
+            [(a.key, s.file, s.line, s.reason, s.text) for s in d.skips],
+        )
+    for key, mi in merged.items():
+        archs = newest_first(list(mi.per_arch))
+        newest = mi.per_arch[archs[0]]
+        doc_src = next((mi.per_arch[a].doc for a in archs if mi.per_arch[a].doc and mi.per_arch[a].doc.style == "headed"),
+                       None) or next((mi.per_arch[a].doc for a in archs if mi.per_arch[a].doc), None)
+        summary = m.summary_of(doc_src.description) if doc_src else ""
+        primary = newest.encodings[0]["encoding"] if newest.encodings else ""
+        group = m.group_of(primary)
+        conn.execute(
+            "INSERT INTO instructions(name, vendor, grp, summary, archs, aliases) VALUES (?,?,?,?,?,?)",
+            (key, "amd", group, summary, _j(archs), _j(sorted(mi.aliases))),
+        )
+        conn.executemany("INSERT OR IGNORE INTO aliases(alias, name) VALUES (?, ?)",
+                         [(a, key) for a in sorted(mi.aliases)])
+        for arch, entry in mi.per_arch.items():
+            doc = entry.doc
+            enc0 = by_arch[arch].encodings.get(entry.encodings[0]["layout"] or "") if entry.encodings else None
+            operands = derive_operands(doc.pseudocode, enc0) if doc else []
+            conn.execute(
+                "INSERT INTO instr_arch(name, arch, manual_name, section, description, semantics, notes, style,"
+                " operands, provenance) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (key, arch, entry.manual_name, doc.section if doc else "", doc.description if doc else "",
+                 doc.pseudocode if doc else "", doc.notes if doc else "", doc.style if doc else "",
+                 _j(operands), _j(doc.provenance) if doc else None),
+            )
+            for rank, e in enumerate(entry.encodings):
+                conn.execute(
+                    "INSERT INTO instr_enc(name, arch, encoding, layout, op_field, opcode, identifier, rank, provenance)"
+                    " VALUES (?,?,?,?,?,?,?,?,?)",
+                    (key, arch, e["encoding"], e["layout"], e["op_field"], e["opcode"],
+                     None if e["identifier"] is None else str(e["identifier"]), rank, _j(e["provenance"])),
+                )
+        body = " ".join(filter(None, [doc_src.description if doc_src else "", " ".join(sorted(mi.aliases))]))
+        conn.execute("INSERT INTO search_fts(name, vendor, arch, summary, body) VALUES (?,?,?,?,?)",
+                     (key.lower(), "amd", " ".join(archs), summary, body))

@@ -1,0 +1,294 @@
+"""Read-only queries over the catalog: the one API that the CLI, the web app and Python users share.
+
+`Catalog.show()` returns the documented JSON contract of `gpuisa show --json` (see README).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import sqlite3
+from pathlib import Path
+
+from gpuisa.archs import BY_KEY, newest_first, resolve_arch
+from gpuisa.catalog.merge import layout_diff
+from gpuisa.catalog.schema import SCHEMA_VERSION
+from gpuisa.errors import CatalogError, GpuisaError, NotFoundError
+from gpuisa.model import Encoding, Field, Provenance
+from gpuisa.sources.amd_names import canonical_instruction
+
+_FTS_SAFE = re.compile(r"[^\w.]+", re.UNICODE)
+
+
+class Catalog:
+    """A catalog file opened read-only (URI mode=ro), checked for its schema version."""
+
+    def __init__(self, path: Path) -> None:
+        if not path.is_file():
+            raise CatalogError(f"no catalog at {path}; run `gpuisa build` first")
+        try:
+            self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+            row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise CatalogError(f"{path} is not a gpuisa catalog ({exc}); rebuild it with `gpuisa build`") from None
+        if row is None or int(row[0]) != SCHEMA_VERSION:
+            raise CatalogError(f"{path} has schema {row[0] if row else '?'}, this gpuisa reads {SCHEMA_VERSION}; "
+                               "rebuild it with `gpuisa build`")
+        self.path = path
+        self._encodings: dict[tuple[str, str], Encoding] = {}
+
+    # ------------------------------------------------------------------ lookups
+
+    def meta(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT key, value FROM meta"))
+
+    def archs(self) -> list[dict]:
+        rows = self.conn.execute(
+            "SELECT key, display, family, targets, ord, manual, coverage FROM archs ORDER BY ord").fetchall()
+        counts = dict(self.conn.execute("SELECT arch, count(*) FROM instr_arch GROUP BY arch"))
+        return [{"key": k, "display": d, "family": f, "targets": json.loads(t), "order": o, "manual": mf,
+                 "instructions": counts.get(k, 0), "coverage": json.loads(c)}
+                for k, d, f, t, o, mf, c in rows]
+
+    def names(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT name FROM instructions ORDER BY name")]
+
+    def resolve(self, name: str) -> str:
+        """Catalog key for a user/LLVM spelling (case-insensitive, _e64 etc. dropped, old names)."""
+        key = canonical_instruction(name)
+        if self.conn.execute("SELECT 1 FROM instructions WHERE name=?", (key,)).fetchone():
+            return key
+        row = self.conn.execute("SELECT name FROM aliases WHERE alias=?", (key,)).fetchone()
+        if row:
+            return row[0]
+        raise NotFoundError("instruction", name, self.suggest(name))
+
+    def suggest(self, name: str, n: int = 5) -> list[str]:
+        key = canonical_instruction(name)
+        return [s.lower() for s in difflib.get_close_matches(key, self.names(), n=n, cutoff=0.6)]
+
+    def encoding(self, arch: str, name: str) -> Encoding | None:
+        cached = self._encodings.get((arch, name))
+        if cached is None:
+            row = self.conn.execute("SELECT width, fields, provenance FROM encodings WHERE arch=? AND name=?",
+                                    (arch, name)).fetchone()
+            if row is None:
+                return None
+            fields = tuple(Field(f["name"], tuple(tuple(b) for b in f["bits"]), f["value"], f["spelling"],
+                                 f["description"]) for f in json.loads(row[1]))
+            cached = Encoding(arch, name, row[0], fields, Provenance(**json.loads(row[2])))
+            self._encodings[(arch, name)] = cached
+        return cached
+
+    # ------------------------------------------------------------------ show
+
+    def show(self, name: str, arch: str | None = None) -> dict:
+        """The page document for one instruction in one arch (default: the newest that has it)."""
+        key = self.resolve(name)
+        row = self.conn.execute("SELECT vendor, grp, summary, archs, aliases FROM instructions WHERE name=?",
+                                (key,)).fetchone()
+        vendor, group, summary, archs_json, aliases_json = row
+        archs = json.loads(archs_json)
+        if arch is None:
+            arch_key = archs[0]
+        else:
+            arch_key = resolve_arch(arch).key
+            if arch_key not in archs:
+                raise GpuisaError(f"{key.lower()} is not in the {arch_key} manual; it is in: {', '.join(archs)}")
+        ia = self.conn.execute(
+            "SELECT manual_name, section, description, semantics, notes, style, operands, provenance"
+            " FROM instr_arch WHERE name=? AND arch=?", (key, arch_key)).fetchone()
+        manual_name, section, description, semantics, notes, style, operands, prov = ia
+        encodings = self._encodings_of(key, arch_key)
+        doc = {
+            "name": key.lower(),
+            "vendor": vendor,
+            "isa": "native",
+            "arch": arch_key,
+            "arch_display": BY_KEY[arch_key].display,
+            "manual_name": manual_name,
+            "aliases": [a.lower() for a in json.loads(aliases_json)],
+            "group": group,
+            "category": section,
+            "summary": summary,
+            "description": description,
+            "semantics": semantics,
+            "semantics_style": style,
+            "notes": notes,
+            "encodings": encodings,
+            "operands": json.loads(operands),
+            "generations": self._generations(key, arch_key, archs, encodings),
+            "archs": archs,
+            "errata": self.errata(key),
+            "sources": self._sources(key, arch_key, prov, encodings),
+        }
+        return doc
+
+    def _encodings_of(self, key: str, arch: str) -> list[dict]:
+        out = []
+        for enc_name, layout, op_field, opcode, ident, prov in self.conn.execute(
+                "SELECT encoding, layout, op_field, opcode, identifier, provenance FROM instr_enc"
+                " WHERE name=? AND arch=? ORDER BY rank", (key, arch)):
+            enc = self.encoding(arch, layout) if layout else None
+            out.append({
+                "encoding": enc_name,
+                "width": enc.width if enc else None,
+                "opcode": opcode,
+                "op_field": op_field,
+                "identifier": None if ident is None else f"0x{int(ident):08X}",
+                "fields": [{"name": f.name, "bits": [list(b) for b in f.bits], "value": f.value,
+                            "spelling": f.spelling} for f in enc.fields] if enc else [],
+                "provenance": json.loads(prov),
+            })
+        return out
+
+    def _generations(self, key: str, arch: str, archs: list[str], encodings: list[dict]) -> list[dict]:
+        ref = encodings[0] if encodings else None
+        ref_layout = self.encoding(arch, self._layout_name(key, arch)) if ref else None
+        out = []
+        for other in archs:
+            rows = self.conn.execute(
+                "SELECT encoding, layout, opcode FROM instr_enc WHERE name=? AND arch=? ORDER BY rank",
+                (key, other)).fetchall()
+            if not rows:
+                out.append({"arch": other, "opcode": None, "encoding": None, "same_layout": False,
+                            "differs": [{"field": "*", "change": "no encoding in this manual"}]})
+                continue
+            enc_name, layout, opcode = rows[0]
+            other_layout = self.encoding(other, layout) if layout else None
+            differs = layout_diff(ref_layout, other_layout)
+            same_opcode = ref is not None and opcode == ref["opcode"] and enc_name == ref["encoding"]
+            entry = {"arch": other, "arch_display": BY_KEY[other].display, "opcode": opcode, "encoding": enc_name,
+                     "same_layout": not differs, "same_opcode": same_opcode, "differs": differs,
+                     "same": not differs and same_opcode,
+                     "other_encodings": [{"encoding": r[0], "opcode": r[2]} for r in rows[1:]]}
+            out.append(entry)
+        return out
+
+    def _layout_name(self, key: str, arch: str) -> str:
+        row = self.conn.execute("SELECT layout FROM instr_enc WHERE name=? AND arch=? ORDER BY rank LIMIT 1",
+                                (key, arch)).fetchone()
+        return row[0] if row and row[0] else ""
+
+    def _sources(self, key: str, arch: str, prov: str | None, encodings: list[dict]) -> list[dict]:
+        out = []
+        if prov:
+            p = json.loads(prov)
+            out.append({"what": "description and semantics", **p})
+        for e in encodings:
+            out.append({"what": f"{e['encoding']} opcode {e['opcode']}", **e["provenance"]})
+            enc = self.encoding(arch, e["encoding"]) if e["fields"] else None
+            if enc:
+                out.append({"what": f"{e['encoding']} field layout", **{k: v for k, v in
+                            {"source": enc.provenance.source, "file": enc.provenance.file,
+                             "line": enc.provenance.line, "section": enc.provenance.section}.items() if v}})
+        return out
+
+    def errata(self, key: str) -> list[dict]:
+        return [{"arch": a, "kind": k, "detail": d, "sources": json.loads(s)} for a, k, d, s in self.conn.execute(
+            "SELECT arch, kind, detail, sources FROM errata WHERE name=? ORDER BY arch", (key,))]
+
+    # ------------------------------------------------------------------ search
+
+    def search(self, text: str, arch: str | None = None, limit: int = 20) -> list[dict]:
+        """Exact name first, then name prefix, then full-text rank (bm25) over summary and description."""
+        if limit < 1 or limit > 500:
+            raise GpuisaError(f"--limit must be between 1 and 500, got {limit}")
+        query = text.strip()
+        if not query:
+            raise GpuisaError("empty search text")
+        arch_key = resolve_arch(arch).key if arch else None
+        lowered = canonical_instruction(query).lower()
+        results: dict[str, dict] = {}
+
+        def add(rows, how):
+            for name, vendor, archs, summary in rows:
+                if arch_key and arch_key not in archs.split():
+                    continue
+                if name not in results and len(results) < limit:
+                    results[name] = {"name": name, "vendor": vendor, "archs": archs.split(), "summary": summary,
+                                     "match": how}
+
+        base = "SELECT name, vendor, arch, summary FROM search_fts"
+        add(self.conn.execute(base + " WHERE name = ?", (lowered,)), "name")
+        add(self.conn.execute(base + " WHERE name = ?", (query.lower(),)), "name")
+        add(self.conn.execute(base + " WHERE name >= ? AND name < ? ORDER BY length(name), name LIMIT ?",
+                              (lowered, lowered + "\uffff", limit * 4)), "prefix")
+        if len(results) < limit:
+            terms = [t for t in _FTS_SAFE.split(query) if t]
+            if terms:
+                fts = " ".join(f'"{t}"*' for t in terms)
+                try:
+                    add(self.conn.execute(base + " WHERE search_fts MATCH ? ORDER BY bm25(search_fts, 10.0, 0, 0, 5.0, 1.0)"
+                                          " LIMIT ?", (fts, limit * 4)), "text")
+                except sqlite3.OperationalError as exc:
+                    raise GpuisaError(f"cannot search for {query!r}: {exc}") from None
+        return list(results.values())
+
+    # ------------------------------------------------------------------ diff
+
+    def diff(self, a: str, b: str, name: str | None = None) -> dict:
+        """Whole-ISA diff between two archs (added / removed / re-encoded), or one instruction's."""
+        ak, bk = resolve_arch(a).key, resolve_arch(b).key
+        if name is not None:
+            key = self.resolve(name)
+            doc = self.show(key, None)
+            ga = {g["arch"]: g for g in doc["generations"]}
+            if ak not in ga and bk not in ga:
+                raise GpuisaError(f"{key.lower()} is in neither {ak} nor {bk}")
+            left = self._encodings_of(key, ak) if ak in ga else []
+            right = self._encodings_of(key, bk) if bk in ga else []
+            la = self.encoding(ak, self._layout_name(key, ak)) if left else None
+            lb = self.encoding(bk, self._layout_name(key, bk)) if right else None
+            return {"name": key.lower(), "from": ak, "to": bk,
+                    "from_encodings": [{k: e[k] for k in ("encoding", "opcode", "identifier")} for e in left],
+                    "to_encodings": [{k: e[k] for k in ("encoding", "opcode", "identifier")} for e in right],
+                    "differs": layout_diff(la, lb) if la and lb else [],
+                    "status": "added" if not left else "removed" if not right else "changed"
+                    if layout_diff(la, lb) or left[0]["opcode"] != right[0]["opcode"] else "same"}
+        prim = {}
+        for arch in (ak, bk):
+            prim[arch] = {n: (e, o, lay) for n, e, o, lay in self.conn.execute(
+                "SELECT name, encoding, opcode, layout FROM instr_enc WHERE arch=? AND rank=0", (arch,))}
+            for (n,) in self.conn.execute("SELECT name FROM instr_arch WHERE arch=?", (arch,)):
+                prim[arch].setdefault(n, (None, None, None))
+        left, right = prim[ak], prim[bk]
+        added = sorted(set(right) - set(left))
+        removed = sorted(set(left) - set(right))
+        reencoded = []
+        layout_cache: dict[tuple[str, str], list[dict]] = {}
+        for n in sorted(set(left) & set(right)):
+            (ea, oa, la), (eb, ob, lb) = left[n], right[n]
+            if la and lb:
+                ck = (la, lb)
+                if ck not in layout_cache:
+                    layout_cache[ck] = layout_diff(self.encoding(ak, la), self.encoding(bk, lb))
+                d = layout_cache[ck]
+            else:
+                d = []
+            if ea != eb or oa != ob or d:
+                reencoded.append({"name": n.lower(), "from": {"encoding": ea, "opcode": oa},
+                                  "to": {"encoding": eb, "opcode": ob}, "fields_changed": [x["field"] for x in d]})
+        names_a = dict(self.conn.execute("SELECT name, manual_name FROM instr_arch WHERE arch=?", (ak,)))
+        names_b = dict(self.conn.execute("SELECT name, manual_name FROM instr_arch WHERE arch=?", (bk,)))
+        renamed = [{"from": names_a[n].lower(), "to": names_b[n].lower()} for n in sorted(set(left) & set(right))
+                   if names_a.get(n) != names_b.get(n)]
+        return {"from": ak, "to": bk, "added": [n.lower() for n in added], "removed": [n.lower() for n in removed],
+                "renamed": renamed, "reencoded": reencoded,
+                "counts": {"added": len(added), "removed": len(removed), "reencoded": len(reencoded),
+                           "renamed": len(renamed), "common": len(set(left) & set(right))}}
+
+    def arch_instructions(self, arch: str) -> dict[str, list[dict]]:
+        """Instructions of one arch grouped by functional group, then manual section."""
+        key = resolve_arch(arch).key
+        groups: dict[str, list[dict]] = {}
+        for name, grp, summary, section in self.conn.execute(
+                "SELECT i.name, i.grp, i.summary, a.section FROM instructions i JOIN instr_arch a ON a.name=i.name"
+                " WHERE a.arch=? ORDER BY i.grp, a.section, i.name", (key,)):
+            groups.setdefault(grp, []).append({"name": name.lower(), "summary": summary, "section": section})
+        return groups
+
+
+def newest(archs: list[str]) -> str:
+    return newest_first(archs)[0]

@@ -1,0 +1,34 @@
+"""SQLite schema of the catalog. Bump SCHEMA_VERSION on any change; readers refuse other versions."""
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+PRAGMA journal_mode=OFF;
+PRAGMA synchronous=OFF;
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE archs(
+  key TEXT PRIMARY KEY, display TEXT NOT NULL, family TEXT NOT NULL, targets TEXT NOT NULL,
+  ord INTEGER NOT NULL, manual TEXT NOT NULL, coverage TEXT NOT NULL);
+CREATE TABLE encodings(
+  arch TEXT NOT NULL, name TEXT NOT NULL, width INTEGER NOT NULL, fields TEXT NOT NULL,
+  provenance TEXT NOT NULL, PRIMARY KEY(arch, name));
+CREATE TABLE instructions(
+  name TEXT PRIMARY KEY, vendor TEXT NOT NULL, grp TEXT NOT NULL, summary TEXT NOT NULL,
+  archs TEXT NOT NULL, aliases TEXT NOT NULL);
+CREATE TABLE instr_arch(
+  name TEXT NOT NULL, arch TEXT NOT NULL, manual_name TEXT NOT NULL, section TEXT NOT NULL,
+  description TEXT NOT NULL, semantics TEXT NOT NULL, notes TEXT NOT NULL, style TEXT NOT NULL,
+  operands TEXT NOT NULL, provenance TEXT, PRIMARY KEY(name, arch));
+CREATE TABLE instr_enc(
+  name TEXT NOT NULL, arch TEXT NOT NULL, encoding TEXT NOT NULL, layout TEXT, op_field TEXT NOT NULL,
+  opcode INTEGER NOT NULL, identifier TEXT, rank INTEGER NOT NULL, provenance TEXT NOT NULL);
+CREATE INDEX instr_enc_name ON instr_enc(name, arch);
+CREATE INDEX instr_enc_arch ON instr_enc(arch, encoding, opcode);
+CREATE TABLE aliases(alias TEXT PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE skips(arch TEXT, file TEXT, line INTEGER, reason TEXT NOT NULL, text TEXT);
+CREATE TABLE errata(
+  name TEXT NOT NULL, arch TEXT, kind TEXT NOT NULL, detail TEXT NOT NULL, sources TEXT NOT NULL);
+CREATE INDEX errata_name ON errata(name);
+CREATE VIRTUAL TABLE search_fts USING fts5(
+  name, vendor, arch, summary, body, tokenize="unicode61 tokenchars '._'");
+"""

@@ -1,0 +1,92 @@
+"""Catalog commands: build, archs, show, search, diff."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gpuisa import paths
+
+SourcesOpt = Annotated[Path | None, typer.Option(
+    "--sources", help="Vendor sources folder (default: $GPUISA_SOURCES or ../shared/sources).")]
+CatalogOpt = Annotated[Path | None, typer.Option(
+    "--catalog", help="Catalog file (default: $GPUISA_CATALOG or ~/.local/share/gpuisa/catalog.sqlite).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the documented JSON document.")]
+
+
+def open_catalog(path: Path | None):
+    from gpuisa.catalog.query import Catalog
+
+    return Catalog(path or paths.default_catalog())
+
+
+def register(app: typer.Typer) -> None:
+    app.command("build")(build)
+    app.command("archs")(archs)
+    app.command("show")(show)
+    app.command("search")(search)
+    app.command("diff")(diff)
+
+
+def build(sources: SourcesOpt = None, catalog: CatalogOpt = None,
+          jobs: Annotated[int, typer.Option(help="Worker processes for reading manuals.")] = 2) -> None:
+    """Build the catalog from the vendor sources (atomic: a failed build keeps the old catalog)."""
+    from gpuisa.commands.render import build_with_progress
+
+    build_with_progress(sources or paths.default_sources(), catalog or paths.default_catalog(), jobs)
+
+
+def archs(catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:
+    """List architectures with their gfx targets and manual coverage."""
+    rows = open_catalog(catalog).archs()
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    from gpuisa.commands.render import print_archs
+
+    print_archs(rows)
+
+
+def show(name: Annotated[str, typer.Argument(help="Instruction, e.g. v_sad_u32, V_SAD_U32_e64, clmad")],
+         arch: Annotated[str | None, typer.Option("--arch", help="Architecture or gfx target (default: newest).")] = None,
+         catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:
+    """Show everything the catalog holds about one instruction."""
+    doc = open_catalog(catalog).show(name, arch)
+    if as_json:
+        print(json.dumps(doc, indent=2, ensure_ascii=False))
+        return
+    from gpuisa.commands.render import print_instruction
+
+    print_instruction(doc)
+
+
+def search(text: Annotated[str, typer.Argument(help="Name or words to find")],
+           arch: Annotated[str | None, typer.Option("--arch")] = None,
+           limit: Annotated[int, typer.Option("--limit")] = 20,
+           catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:
+    """Search instruction names and descriptions (exact names first)."""
+    rows = open_catalog(catalog).search(text, arch, limit)
+    if as_json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    for r in rows:
+        print(f"{r['name']:<32} {r['vendor']:<6} {' '.join(r['archs'][:4]):<28} {r['summary'][:90]}")
+    if not rows:
+        print("no matches")
+
+
+def diff(name: Annotated[str | None, typer.Argument(help="One instruction (optional)")] = None,
+         from_: Annotated[str, typer.Option("--from", help="Older architecture")] = "rdna3",
+         to: Annotated[str, typer.Option("--to", help="Newer architecture")] = "rdna4",
+         catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:
+    """Differences between two generations: whole ISA, or one instruction."""
+    result = open_catalog(catalog).diff(from_, to, name)
+    if as_json:
+        print(json.dumps(result, indent=2))
+        return
+    from gpuisa.commands.render import print_diff
+
+    print_diff(result)

@@ -1,0 +1,154 @@
+"""Terminal rendering for the CLI (rich). Only presentation: data comes from Catalog documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+console = Console(highlight=False)
+
+
+def build_with_progress(sources: Path, target: Path, jobs: int) -> None:
+    from gpuisa.catalog.build import build
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=False) as progress:
+        tasks: dict[str, int] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = progress.add_task(f"reading {stage}", total=total)
+            progress.update(tasks[stage], completed=done, total=total)
+
+        report = build(sources, target, update, jobs)
+    table = Table(title="Coverage: instruction entries in each manual's opcode tables found in the catalog")
+    for col in ("arch", "table entries", "in catalog", "%", "documented", "skipped items"):
+        table.add_column(col, justify="right" if col != "arch" else "left")
+    for c in report.coverage:
+        table.add_row(c.arch, str(c.table_entries), str(c.in_catalog), f"{c.percent:.2f}", str(c.documented),
+                      str(c.skips))
+    console.print(table)
+    for c in report.coverage:
+        for miss in c.missing[:20]:
+            console.print(f"  {c.arch}: {miss['name']}: {miss['reason']}")
+        if len(c.missing) > 20:
+            console.print(f"  {c.arch}: … and {len(c.missing) - 20} more (gpuisa archs --json lists all)")
+    console.print(f"{report.instructions} instructions, catalog {report.path}, {report.seconds:.1f} s")
+
+
+def print_archs(rows: list[dict]) -> None:
+    table = Table()
+    for col in ("arch", "name", "family", "gfx targets", "instructions", "coverage %"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["key"], r["display"], r["family"], " ".join(r["targets"]), str(r["instructions"]),
+                      f"{r['coverage']['percent']:.2f}")
+    console.print(table)
+
+
+def bit_diagram(enc: dict) -> Table:
+    """Fields MSB first, fixed bits shown as binary, the opcode shown in its field."""
+    table = Table(show_header=False, box=None, padding=(0, 1))
+    names, ranges = [], []
+    for f in enc["fields"]:
+        bits = ",".join(f"{hi}:{lo}" if hi != lo else str(hi) for hi, lo in f["bits"])
+        width = sum(hi - lo + 1 for hi, lo in f["bits"])
+        if f["value"] is not None:
+            label = format(f["value"], f"0{width}b")
+        elif f["name"] == enc["op_field"]:
+            label = f"{f['name']}={format(enc['opcode'], f'0{width}b')}"
+        else:
+            label = f["name"]
+        names.append(label)
+        ranges.append(bits)
+    for _ in names:
+        table.add_column()
+    table.add_row(*[Text(n, style="bold") for n in names])
+    table.add_row(*ranges)
+    return table
+
+
+def print_instruction(doc: dict) -> None:
+    if doc.get("vendor") == "nvidia":
+        from gpuisa.commands.render_ptx import print_ptx
+
+        print_ptx(doc)
+        return
+    console.print(Text(f"{doc['name']}", style="bold") + Text(f"  AMD native ISA · {doc['arch_display']}"
+                                                              f" · {doc['group']} · {doc['category']}"))
+    if doc["summary"]:
+        console.print(doc["summary"])
+    for enc in doc["encodings"]:
+        console.rule(f"{enc['encoding']} · {enc['width']} bits · opcode {enc['opcode']} · identifier {enc['identifier']}")
+        if enc["fields"]:
+            console.print(bit_diagram(enc))
+    if doc["operands"]:
+        console.rule("Operands")
+        for op in doc["operands"]:
+            console.print(f"  {op['name']:<6} {op['access']:<10} {op['register_class']:<45} {op['format']}")
+    console.rule("Generations")
+    for g in doc["generations"]:
+        if g["same"]:
+            what = "same"
+        else:
+            parts = []
+            if not g.get("same_opcode", False):
+                parts.append(f"{g['encoding']} opcode {g['opcode']}")
+            if not g["same_layout"]:
+                parts.append("fields: " + ", ".join(f"{d['field']} {d['change']}" for d in g["differs"]))
+            what = "; ".join(parts)
+        console.print(f"  {g['arch']:<8} {what}")
+    for title, key in (("Description", "description"), ("Semantics", "semantics"), ("Notes", "notes")):
+        if doc.get(key):
+            console.rule(title)
+            console.print(Text(doc[key]))
+    for section in ("examples", "targets", "equivalents"):
+        if doc.get(section):
+            console.rule(section.capitalize())
+            console.print(Text(_short(doc[section])))
+    if doc.get("errata"):
+        console.rule("Errata (sources disagree)")
+        for e in doc["errata"]:
+            console.print(f"  {e['arch'] or ''} {e['kind']}: {e['detail']}")
+    console.rule("Sources")
+    for s in doc["sources"]:
+        where = f"{s.get('file')}:{s.get('line')}" if s.get("line") else s.get("file")
+        console.print(f"  {s['what']}: {where}")
+
+
+def _short(obj) -> str:
+    import json
+
+    text = json.dumps(obj, indent=1, ensure_ascii=False)
+    return text if len(text) < 3000 else text[:3000] + "\n…"
+
+
+def print_diff(result: dict) -> None:
+    if "name" in result:
+        console.print(f"{result['name']}: {result['from']} -> {result['to']}: {result['status']}")
+        console.print(f"  {result['from']}: {result['from_encodings']}")
+        console.print(f"  {result['to']}: {result['to_encodings']}")
+        for d in result["differs"]:
+            console.print(f"  field {d['field']}: {d['change']} {d.get('from', '')} -> {d.get('to', '')}")
+        return
+    c = result["counts"]
+    console.print(f"{result['from']} -> {result['to']}: {c['added']} added, {c['removed']} removed, "
+                  f"{c['renamed']} renamed, {c['reencoded']} re-encoded, {c['common']} in both")
+    for title, key in (("added", "added"), ("removed", "removed")):
+        if result[key]:
+            console.rule(title)
+            console.print(" ".join(result[key]))
+    if result["renamed"]:
+        console.rule("renamed")
+        for r in result["renamed"]:
+            console.print(f"  {r['from']} -> {r['to']}")
+    if result["reencoded"]:
+        console.rule("re-encoded")
+        for r in result["reencoded"]:
+            f, t = r["from"], r["to"]
+            extra = f" fields: {', '.join(r['fields_changed'])}" if r["fields_changed"] else ""
+            console.print(f"  {r['name']:<32} {f['encoding']} {f['opcode']} -> {t['encoding']} {t['opcode']}{extra}")
