@@ -11,7 +11,10 @@ class SourceError(GpuisaError):
     def __init__(self, path: str, message: str, line: int | None = None) -> None:
         where = f"{path}:{line}" if line else path
         super().__init__(f"{where}: {message}")
-        self.path, self.line = path, line
+        self.path, self.line, self.message = path, line, message
+
+    def __reduce__(self):  # picklable across the build's worker processes
+        return (SourceError, (self.path, self.message, self.line))
 
 
 class NotFoundError(GpuisaError):
@@ -23,6 +26,9 @@ class NotFoundError(GpuisaError):
             msg += "; did you mean: " + ", ".join(suggestions) + "?"
         super().__init__(msg)
         self.what, self.name, self.suggestions = what, name, suggestions or []
+
+    def __reduce__(self):
+        return (NotFoundError, (self.what, self.name, self.suggestions))
 
 
 class CatalogError(GpuisaError):

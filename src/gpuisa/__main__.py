@@ -1,0 +1,5 @@
+"""`python -m gpuisa` runs the CLI."""
+
+from gpuisa.cli import main
+
+main()

@@ -1,0 +1,148 @@
+"""Facts from the AMD manuals, asserted against the built catalog. Each cites its manual line."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.conftest import MANUALS, manual_line
+
+CDNA5_VOP3_FIELDS = [  # amd-isa-manuals/cdna5/README.md:6397-6410 (Table 91, split over two tables)
+    ("NEG", [[63, 61]]), ("OMOD", [[60, 59]]), ("SRC2", [[58, 50]]), ("SRC1", [[49, 41]]), ("SRC0", [[40, 32]]),
+    ("ENCODING", [[31, 26]]), ("OP", [[25, 16]]), ("CLAMP", [[15, 15]]), ("OPSEL", [[14, 11]]), ("ABS", [[10, 8]]),
+    ("VDST", [[7, 0]]),
+]
+
+
+def test_v_sad_u32_cdna5_encoding(catalog):
+    assert "V\\_SAD\\_U32 549" in manual_line("cdna5", 21868)
+    assert "'b110101" in manual_line("cdna5", 6403)
+    doc = catalog.show("v_sad_u32", "cdna5")
+    enc = doc["encodings"][0]
+    assert (enc["encoding"], enc["width"], enc["opcode"]) == ("VOP3", 64, 549)
+    assert int(enc["identifier"], 16) == 0xD6250000
+    assert [(f["name"], f["bits"]) for f in enc["fields"]] == CDNA5_VOP3_FIELDS
+    encoding_field = next(f for f in enc["fields"] if f["name"] == "ENCODING")
+    assert encoding_field["value"] == 0b110101
+    clamp = next(f for f in enc["fields"] if f["name"] == "CLAMP")
+    assert clamp["spelling"] == "CM"  # cdna5:6398 spells bit 15 "CM"
+
+
+@pytest.mark.parametrize(("arch", "opcode", "line", "fragment"), [
+    ("cdna1", 476, 5560, "| 476      | V_SAD_U32"),
+    ("cdna2", 476, 5449, "| 476      | V_SAD_U32"),
+    ("cdna3", 476, 21121, "| 476      | V_SAD_U32"),
+    ("cdna4", 476, 22792, "| 476      | V_SAD_U32"),
+    ("rdna1", 349, 5458, "| 349      | V_SAD_U32"),
+    ("rdna2", 349, 5503, "| 349      | V_SAD_U32"),
+    ("rdna3", 549, 5421, "| 549      | V_SAD_U32"),
+    ("rdna3.5", 549, 5475, "| 549      | V_SAD_U32"),
+    ("rdna4", 549, 6180, "| 549      | V_SAD_U32"),
+])
+def test_v_sad_u32_opcode_per_generation(catalog, arch, opcode, line, fragment):
+    assert fragment in manual_line(arch, line)
+    gens = {g["arch"]: g for g in catalog.show("v_sad_u32", "cdna5")["generations"]}
+    assert gens[arch]["opcode"] == opcode
+
+
+def test_v_sad_u32_generations_same_and_different(catalog):
+    gens = {g["arch"]: g for g in catalog.show("v_sad_u32", "cdna5")["generations"]}
+    # rdna3 spells bit 15 CLMP (rdna3:5260 area), cdna5 CM: normalised, so the layout is the same
+    assert gens["rdna4"]["same"] and gens["rdna3"]["same_layout"]
+    # GCN/CDNA VOP3A fixes ENCODING to 110100 (vega:5037 "Must be: 110100"), cdna5 VOP3 to 110101
+    assert "Must be: 110100" in manual_line("vega", 5037)
+    assert not gens["vega"]["same_layout"]
+    assert {"field": "ENCODING", "change": "fixed value", "from": "110101", "to": "110100"} in gens["vega"]["differs"]
+
+
+@pytest.mark.parametrize(("arch", "line", "semantics"), [
+    ("cdna4", 13690, "D0.u32 = ABSDIFF(S0.u32, S1.u32) + S2.u32"),
+    ("rdna4", 17790, "D0.u32 = ABSDIFF(S0.u32, S1.u32) + S2.u32"),
+    ("rdna3", 15688, "D0.u = ABSDIFF(S0.u, S1.u) + S2.u"),
+    ("cdna5", 21880, "D0.u32 = tmp"),
+])
+def test_v_sad_u32_semantics_per_arch(catalog, arch, line, semantics):
+    assert manual_line(arch, line).strip() == semantics
+    assert semantics in catalog.show("v_sad_u32", arch)["semantics"]
+
+
+def test_v_lshl_add_u64(catalog):
+    assert "V\\_LSHL\\_ADD\\_U64 594" in manual_line("cdna5", 22486)
+    assert "V\\_LSHL\\_ADD\\_U64 520" in manual_line("cdna4", 14401)
+    assert "V\\_LSHL\\_ADD\\_U64 520" in manual_line("cdna3", 13562)
+    doc = catalog.show("v_lshl_add_u64")
+    assert doc["arch"] == "cdna5"
+    assert doc["encodings"][0]["opcode"] == 594
+    gens = {g["arch"]: g["opcode"] for g in doc["generations"]}
+    assert gens == {"cdna5": 594, "cdna4": 520, "cdna3": 520}
+    assert not any(a.startswith("rdna") for a in doc["archs"])
+    # semantics differ per generation and are never merged (cdna4:14407, cdna5:22492-22494)
+    assert catalog.show("v_lshl_add_u64", "cdna4")["semantics"] == "D0.u64 = (S0.u64 << S1.u32[2 : 0].u32) + S2.u64"
+    cdna5 = doc["semantics"]
+    assert "shift = S1[2 : 0].u32 > 4U ? 3'0U : S1[2 : 0].u3;" in cdna5
+    assert "unsupported shift counts as a shift of zero" in doc["notes"]  # cdna5:22500
+
+
+def test_v_mov_b32_rdna3_vop1_and_promoted_vop3(catalog):
+    assert "| 1        | V_MOV_B32" in manual_line("rdna3", 5056)
+    assert "| 385      | V_MOV_B32" in manual_line("rdna3", 5275)
+    encs = [(e["encoding"], e["opcode"]) for e in catalog.show("v_mov_b32", "rdna3")["encodings"]]
+    assert encs == [("VOP1", 1), ("VOP3", 385)]
+
+
+def test_gcn_vop3_opcodes_from_the_stated_rule(catalog):
+    # vega:2961 "The VOP3 opcode is: VOP2 opcode + 0x140" stands in the VOP1 section (a copy error
+    # in the manual): V_MOV_B32 is VOP1 opcode 1 (vega:2881), so its VOP3A opcode is 0x141.
+    assert "VOP2 opcode + 0x140" in manual_line("vega", 2961)
+    encs = {e["encoding"]: e["opcode"] for e in catalog.show("v_mov_b32", "vega")["encodings"]}
+    assert encs == {"VOP1": 1, "VOP3A": 0x141}
+
+
+def test_llvm_spellings_and_case(catalog):
+    for spelling in ("V_SAD_U32", "v_sad_u32_e64", "V_Sad_U32"):
+        assert catalog.show(spelling)["name"] == "v_sad_u32"
+
+
+_TABLE_ROW = re.compile(r"\|\s*(\d+)\s*\|\s*([A-Z][A-Z0-9_]+)\s*(?=\|)")
+_CHAPTER = re.compile(r"^#.*Chapter \d+\.\s*(.*?)\**$")
+
+
+def _opcode_table_names(arch: str) -> set[str]:
+    """An independent count: names in `| N | NAME |` rows of the Microcode Formats chapter."""
+    names: set[str] = set()
+    inside = False
+    for line in (MANUALS / arch / "README.md").read_text(encoding="utf-8").splitlines():
+        m = _CHAPTER.match(line)
+        if m:
+            inside = "Microcode Formats" in m.group(1)
+            continue
+        if inside:
+            names.update(n for _, n in _TABLE_ROW.findall(line.replace("\\_", "_")) if n != "RESERVED")
+    return names
+
+
+@pytest.mark.parametrize("arch", ["vega", "vega7", "cdna1", "rdna1", "rdna2", "cdna2", "rdna3", "cdna3",
+                                  "rdna3.5", "rdna4", "cdna4", "cdna5"])
+def test_coverage_of_opcode_tables(catalog, arch):
+    expected = _opcode_table_names(arch)
+    assert len(expected) > 900
+    have = {r[0] for r in catalog.conn.execute("SELECT manual_name FROM instr_arch WHERE arch=?", (arch,))}
+    found = expected & have
+    assert len(found) / len(expected) >= 0.99, sorted(expected - have)[:20]
+
+
+def test_search_ranks_exact_name_first(catalog):
+    rows = catalog.search("v_sad_u32")
+    assert rows[0]["name"] == "v_sad_u32"
+    words = catalog.search("absolute difference", limit=50)
+    assert "v_sad_u32" in [r["name"] for r in words]
+
+
+def test_diff_one_instruction_and_whole_isa(catalog):
+    one = catalog.diff("rdna2", "rdna3", "v_sad_u32")
+    assert one["from_encodings"][0]["opcode"] == 349 and one["to_encodings"][0]["opcode"] == 549
+    whole = catalog.diff("cdna4", "cdna5")
+    assert "v_lshl_add_u64" in [r["name"] for r in whole["reencoded"]]
+    assert whole["counts"]["added"] > 0 and whole["counts"]["removed"] > 0
+    assert catalog.diff("rdna3", "cdna3")["added"].count("v_lshl_add_u64") == 1
