@@ -146,3 +146,26 @@ def test_diff_one_instruction_and_whole_isa(catalog):
     assert "v_lshl_add_u64" in [r["name"] for r in whole["reencoded"]]
     assert whole["counts"]["added"] > 0 and whole["counts"]["removed"] > 0
     assert catalog.diff("rdna3", "cdna3")["added"].count("v_lshl_add_u64") == 1
+
+
+def test_erratum_when_the_stated_vop3_rule_and_the_opcode_table_disagree(catalog):
+    # cdna3:7745 (VOP1 section): "The VOP3 opcode is: VOP2 opcode + 0x140"; cdna3:20716 V_MOV_B32 is
+    # VOP1 opcode 1, so the rule gives 321; but the VOP3A opcode table (cdna3:20952) lists 385.
+    assert "VOP2 opcode + 0x140" in manual_line("cdna3", 7745)
+    assert "| 1        | V_MOV_B32" in manual_line("cdna3", 20716)
+    assert "| 385      | V_MOV_B32" in manual_line("cdna3", 20952)
+    errata = [e for e in catalog.show("v_mov_b32", "cdna3")["errata"] if e["arch"] == "cdna3"]
+    assert len(errata) == 1
+    assert "321" in errata[0]["detail"] and "385" in errata[0]["detail"]
+    assert {s["line"] for s in errata[0]["sources"]} == {7745, 20952}
+
+
+def test_compare_templates_expand_only_into_real_table_entries(catalog):
+    # vega7 describes compares by template (vega7:2311 "V_CMP_{COMPF}_F16 ... 0x20 to 0x2F") and offset
+    # tables; V_CMP_LT_F16 = 0x20 + 1 (LT offset 1, vega7:2321) = 33, as its opcode table says.
+    assert "V_CMP_{COMPF}_F16" in manual_line("vega7", 2311)
+    doc = catalog.show("v_cmp_lt_f16", "vega7")
+    assert doc["encodings"][0]["opcode"] == 33 and doc["description"]
+    # V_CMPS_* belongs to older GCN: the template exists in vega's manual but no opcode table has it
+    with pytest.raises(Exception, match="unknown instruction"):
+        catalog.show("v_cmps_lt_f64", "vega")

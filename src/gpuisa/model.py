@@ -86,6 +86,17 @@ class Skip:
     text: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Erratum:
+    """Two sources (or two places in one source) that disagree about one fact."""
+
+    name: str                      # instruction (catalog key spelling) or "*" for a manual-wide issue
+    arch: str | None
+    kind: str                      # e.g. "vop3-opcode-rule", "manual-vs-llvm"
+    detail: str
+    sources: tuple[Provenance, ...]
+
+
 @dataclass(slots=True)
 class ManualData:
     """Everything read from one AMD manual."""
@@ -96,3 +107,4 @@ class ManualData:
     opcodes: list[OpcodeEntry] = field(default_factory=list)
     docs: list[InstructionDoc] = field(default_factory=list)
     skips: list[Skip] = field(default_factory=list)
+    errata: list[Erratum] = field(default_factory=list)

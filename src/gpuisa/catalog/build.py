@@ -34,8 +34,8 @@ MANUALS_DIR = "amd-isa-manuals"
 class ArchCoverage:
     arch: str
     table_entries: int                 # distinct instruction names in the manual's opcode tables
-    in_catalog: int                    # of those, how many have a page with text from the manual
-    documented: int                    # instructions with a description in the instructions chapter
+    in_catalog: int                    # of those, how many are in the catalog (encoding + opcode)
+    documented: int                    # of those, how many have text from the instructions chapter
     missing: list[dict] = field(default_factory=list)   # {name, reason}
     skips: int = 0
 
@@ -109,12 +109,16 @@ def build(sources: Path, target: Path, progress: Progress | None = None, jobs: i
 
 
 def _coverage(data: ManualData, merged: dict[str, m.MergedInstruction]) -> ArchCoverage:
+    """Opcode-table entries (parsed + unparseable rows) vs those in the catalog, and how many have text."""
     table_names = {e.name for e in data.opcodes if not (e.provenance.section or "").startswith("VOP3 rule")}
+    bad_rows = [s for s in data.skips if "opcode table" in s.reason]
+    in_catalog = {n for n in table_names if m.rename_target(n) in merged and data.arch in merged[m.rename_target(n)].per_arch}
     documented = {d.name for d in data.docs if d.description or d.pseudocode}
-    missing = [{"name": n, "reason": "listed in an opcode table but has no entry in the instructions chapter"}
-               for n in sorted(table_names - documented)]
-    return ArchCoverage(data.arch, len(table_names), len(table_names & documented), len(documented),
-                        missing, len(data.skips))
+    missing = [{"name": s.text, "reason": f"line {s.line}: {s.reason}"} for s in bad_rows]
+    missing += [{"name": n, "reason": "in an opcode table, but the instructions chapter has no entry (no description)"}
+                for n in sorted(table_names - documented)]
+    return ArchCoverage(data.arch, len(table_names) + len(bad_rows), len(in_catalog),
+                        len(table_names & documented), missing, len(data.skips))
 
 
 def _j(obj) -> str:
@@ -141,7 +145,8 @@ def _write(conn: sqlite3.Connection, manuals: list[ManualData], merged: dict[str
             "INSERT INTO archs(key, display, family, targets, ord, manual, coverage) VALUES (?,?,?,?,?,?,?)",
             (a.key, a.display, a.family, _j(list(a.targets)), a.order, d.file,
              _j({"table_entries": c.table_entries, "in_catalog": c.in_catalog, "documented": c.documented,
-                 "percent": round(c.percent, 2), "missing": c.missing, "skips": c.skips})),
+                 "percent": round(c.percent, 2), "missing": c.missing, "skips": c.skips,
+                 "errata": len(d.errata)})),
         )
         for enc in d.encodings.values():
             conn.execute(
@@ -154,6 +159,11 @@ def _write(conn: sqlite3.Connection, manuals: list[ManualData], merged: dict[str
         conn.executemany(
             "INSERT INTO skips(arch, file, line, reason, text) VALUES (?,?,?,?,?)",
             [(a.key, s.file, s.line, s.reason, s.text) for s in d.skips],
+        )
+        conn.executemany(
+            "INSERT INTO errata(name, arch, kind, detail, sources) VALUES (?,?,?,?,?)",
+            [(e.name if e.name == "*" else m.rename_target(e.name), e.arch, e.kind, e.detail, _j(list(e.sources)))
+             for e in d.errata],
         )
     for key, mi in merged.items():
         archs = newest_first(list(mi.per_arch))

@@ -95,7 +95,8 @@ class MergedInstruction:
         return newest_first(list(self.per_arch))[0]
 
 
-def _rename_target(name: str) -> str:
+def rename_target(name: str) -> str:
+    """The catalog key an instruction name folds into (curated renames, followed transitively)."""
     seen = set()
     while name in RENAMES and name not in seen:
         seen.add(name)
@@ -115,7 +116,7 @@ def merge(manuals: list[ManualData]) -> dict[str, MergedInstruction]:
             # first doc wins (the instruction's own section); VOP3 repeats of VOP1 text come later
             docs.setdefault(d.name, d)
         for name in sorted(set(by_name) | set(docs)):
-            key = _rename_target(name)
+            key = rename_target(name)
             mi = merged.setdefault(key, MergedInstruction(key))
             if name != key:
                 mi.aliases.add(name)

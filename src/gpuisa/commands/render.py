@@ -26,7 +26,7 @@ def build_with_progress(sources: Path, target: Path, jobs: int) -> None:
 
         report = build(sources, target, update, jobs)
     table = Table(title="Coverage: instruction entries in each manual's opcode tables found in the catalog")
-    for col in ("arch", "table entries", "in catalog", "%", "documented", "skipped items"):
+    for col in ("arch", "table entries", "in catalog", "%", "with manual text", "skipped items"):
         table.add_column(col, justify="right" if col != "arch" else "left")
     for c in report.coverage:
         table.add_row(c.arch, str(c.table_entries), str(c.in_catalog), f"{c.percent:.2f}", str(c.documented),

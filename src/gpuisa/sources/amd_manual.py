@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpuisa.errors import SourceError
-from gpuisa.model import Encoding, Field, InstructionDoc, ManualData, OpcodeEntry, Provenance, Skip
+from gpuisa.model import Encoding, Erratum, Field, InstructionDoc, ManualData, OpcodeEntry, Provenance, Skip
 from gpuisa.sources.amd_names import canonical_encoding, canonical_field
 from gpuisa.sources.markdown_blocks import Block, parse_blocks
 
@@ -75,6 +75,7 @@ def read_manual(path: Path, arch: str, rel: str | None = None) -> ManualData:
         raise SourceError(rel, "no 'Instructions' chapter found (truncated manual?)")
     _read_microcode(blocks[micro[0]:micro[1]], data)
     _read_instructions(blocks[instr[0]:instr[1]], data)
+    _check_template_docs(data)
     _apply_vop3_rules(blocks[instr[0]:instr[1]], data)
     _derive_shared_layouts(data)
     return data
@@ -372,6 +373,32 @@ def _read_instructions(blocks: list[Block], data: ManualData) -> None:
         i += 1
 
 
+def _check_template_docs(data: ManualData) -> None:
+    """Keep a doc expanded from a compare template only where it fills a gap the opcode tables confirm.
+
+    The templates cover families some manuals no longer have (V_CMPS*), so an expansion
+    counts only if its name is in an opcode table with the same opcode and has no doc of its own.
+    """
+    table_ops: dict[str, set[int]] = {}
+    for e in data.opcodes:
+        table_ops.setdefault(e.name, set()).add(e.opcode)
+    own = {d.name for d in data.docs if d.style != "template"}
+    kept = []
+    for d in data.docs:
+        if d.style == "template":
+            if d.name in own:
+                continue
+            if d.name not in table_ops:
+                continue  # family not in this manual's opcode tables (e.g. V_CMPS_* after GCN3)
+            if d.opcode not in table_ops[d.name]:
+                data.skips.append(Skip(data.file, d.provenance.line, f"{d.name}: template gives opcode {d.opcode}, "
+                                       f"opcode table gives {sorted(table_ops[d.name])}"))
+                continue
+            d = InstructionDoc(**{**_doc_dict(d), "style": "table"})
+        kept.append(d)
+    data.docs = kept
+
+
 def _is_compare_ops(header: list[str]) -> bool:
     h = [c.lower() for c in header]
     return len(h) >= 3 and "compare operation" in h[0] and "offset" in h[1]
@@ -400,7 +427,7 @@ def _expand_compare_templates(b: Block, ops: Block, section: str, data: ManualDa
             name = template.replace(placeholder.group(0), _clean_name(op_row[0]))
             data.docs.append(InstructionDoc(
                 arch=data.arch, name=name, section=section, opcode=base + int(op_row[1]),
-                description=f"{what} {op_row[2]}".strip(), pseudocode=op_row[2], notes="", style="table",
+                description=f"{what} {op_row[2]}".strip(), pseudocode=op_row[2], notes="", style="template",
                 provenance=_prov(data, line, f"{section}; expanded from {template} with {op_row[0]} (line {ops.line})"),
             ))
 
@@ -525,16 +552,29 @@ def _apply_vop3_rules(blocks: list[Block], data: ManualData) -> None:
             if dst not in data.encodings and f"{dst}A" in data.encodings:
                 dst = f"{dst}A"  # GCN manuals say "VOP3" for the format they define as VOP3A
             rules.append((section_enc, dst, int(m.group(3), 16), b.line, m.group(0)))
-    existing = {(e.encoding, e.name): e for e in data.opcodes}
-    vop3_names = {name for (enc, name) in existing if enc.startswith("VOP3")}
+    vop3_rows: dict[str, OpcodeEntry] = {}
+    for e in data.opcodes:
+        if e.encoding.startswith("VOP3") and e.encoding != "VOP3P":
+            vop3_rows.setdefault(e.name, e)
     for src_enc, dst_enc, offset, line, wording in rules:
+        wording_short = re.sub(r"\s+", " ", wording)[-60:]
+        prov = Provenance(SOURCE, data.file, line, f"VOP3 rule: '{wording_short}' applied to {src_enc}")
+        named = re.search(r"is:\s*([A-Z0-9]+) opcode", wording)
+        if named and named.group(1) != src_enc:
+            data.errata.append(Erratum("*", data.arch, "vop3-opcode-rule",
+                                       f"the {src_enc} section states the rule for '{named.group(1)} opcode'; "
+                                       f"gpuisa applies it to {src_enc}", (prov,)))
         for e in [e for e in data.opcodes if e.encoding == src_enc]:
             target = "VOP3B" if (dst_enc == "VOP3A" and e.name in vop3b) else dst_enc
-            if e.name in vop3_names:
-                continue
-            wording_short = re.sub(r"\s+", " ", wording)[-60:]
-            prov = Provenance(SOURCE, data.file, line, f"VOP3 rule: '{wording_short}' applied to {src_enc}")
-            data.opcodes.append(OpcodeEntry(data.arch, target, e.opcode + offset, e.name, prov))
+            table_row = vop3_rows.get(e.name)
+            if table_row is None:
+                data.opcodes.append(OpcodeEntry(data.arch, target, e.opcode + offset, e.name, prov))
+            elif table_row.opcode != e.opcode + offset:
+                data.errata.append(Erratum(
+                    e.name, data.arch, "vop3-opcode-rule",
+                    f"{src_enc} opcode {e.opcode} + 0x{offset:x} gives VOP3 opcode {e.opcode + offset}, "
+                    f"the {table_row.encoding} opcode table gives {table_row.opcode}",
+                    (prov, table_row.provenance)))
 
 
 # ---------------------------------------------------------------- layouts shared between encodings
