@@ -272,7 +272,8 @@ class Catalog:
                                   "to": {"encoding": eb, "opcode": ob}, "fields_changed": [x["field"] for x in d]})
         names_a = dict(self.conn.execute("SELECT name, manual_name FROM instr_arch WHERE arch=?", (ak,)))
         names_b = dict(self.conn.execute("SELECT name, manual_name FROM instr_arch WHERE arch=?", (bk,)))
-        renamed = [{"from": names_a[n].lower(), "to": names_b[n].lower()} for n in sorted(set(left) & set(right))
+        renamed = [{"from": names_a[n].lower(), "to": names_b[n].lower(), "evidence": "curated rename"}
+                   for n in sorted(set(left) & set(right))
                    if names_a.get(n) != names_b.get(n)]
         return {"from": ak, "to": bk, "added": [n.lower() for n in added], "removed": [n.lower() for n in removed],
                 "renamed": renamed, "reencoded": reencoded,
