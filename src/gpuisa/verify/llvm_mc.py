@@ -1,0 +1,438 @@
+"""Check assembly against the real llvm-mc: many lines per target in one process, results cached.
+
+Why: the MC tests say what LLVM 23 does on the targets each test names; llvm-mc answers for any
+target it knows, so a simple example of an instruction can be tried on the targets no test covers.
+Starting llvm-mc costs ~20 ms, so lines are batched into one run per (target, -mattr); a label
+before each line (`gpuisa_N:`) ties llvm-mc's output back to its input, and errors are tied back
+by their `<stdin>:LINE:COL` position. Results are cached in SQLite under gpuisa.paths.cache_dir(),
+keyed by llvm-mc version + target + mattr + line; each batch is written in one transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpuisa.errors import GpuisaError
+from gpuisa.model_llvm import McExample, McNegative, McResult, TargetVerdict
+from gpuisa.sources.llvm_mc import mnemonic, mnemonics, normalize_mattr
+
+MIN_MAJOR = 22          # older llvm-mc silently ignores unknown processors (prints a warning only)
+DEFAULT_PATHS = ("/usr/lib/llvm-22/bin/llvm-mc",)
+INSTALL_HINT = "install it with `apt-get install llvm-22` or set GPUISA_LLVM_MC to an llvm-mc >= 22"
+
+_LABEL = re.compile(r"^gpuisa_(\d+):$")
+_DIAG = re.compile(r"^<stdin>:(\d+):(\d+): (error|warning): (.*)$")
+_VERSION = re.compile(r"LLVM version (\d+)\.(\d+)\.(\d+)")
+_NOT_SUPPORTED = re.compile(r"^instruction not supported on this GPU")
+
+
+class LlvmMcMissing(GpuisaError):
+    """No usable llvm-mc: the caller reports "verification skipped" with this message."""
+
+
+class LlvmMcFailed(GpuisaError):
+    """llvm-mc ran but could not answer (unknown target or feature, crash, timeout)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LlvmMc:
+    """A located llvm-mc binary and its version."""
+
+    path: str
+    version: str            # "22.1.8"
+
+    @property
+    def major(self) -> int:
+        return int(self.version.split(".")[0])
+
+    @property
+    def label(self) -> str:
+        return f"llvm-mc {self.version}"
+
+
+# --------------------------------------------------------------------------------------------
+# locating the tool
+
+_FOUND: dict[str, LlvmMc] = {}
+
+
+def _version_of(path: str) -> str | None:
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = _VERSION.search(out)
+    return ".".join(m.groups()) if m else None
+
+
+def _candidates() -> list[str]:
+    found = [p for p in (shutil.which("llvm-mc-22"),) if p]
+    found += [p for p in DEFAULT_PATHS if os.access(p, os.X_OK)]
+    newer = []
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        for name in (os.listdir(folder) if os.path.isdir(folder) else []):
+            m = re.fullmatch(r"llvm-mc-(\d+)", name)
+            if m and int(m.group(1)) > MIN_MAJOR:
+                newer.append((int(m.group(1)), os.path.join(folder, name)))
+    found += [p for _, p in sorted(newer, reverse=True)]
+    plain = shutil.which("llvm-mc")
+    return found + ([plain] if plain else [])
+
+
+def find_llvm_mc(explicit: str | None = None) -> LlvmMc:
+    """The llvm-mc to use: `explicit`, $GPUISA_LLVM_MC, llvm-mc-22 on PATH, /usr/lib/llvm-22, newer ones.
+
+    Raises LlvmMcMissing (one line, with the install hint) when none of version >= 22 exists.
+    """
+    chosen = explicit or os.environ.get("GPUISA_LLVM_MC")
+    candidates = [chosen] if chosen else _candidates()
+    for path in candidates:
+        if path in _FOUND:
+            return _FOUND[path]
+        version = _version_of(path)
+        if version and int(version.split(".")[0]) >= MIN_MAJOR:
+            _FOUND[path] = tool = LlvmMc(path, version)
+            return tool
+    if chosen:
+        raise LlvmMcMissing(f"llvm-mc at {chosen!r} is not runnable or older than {MIN_MAJOR}; {INSTALL_HINT}")
+    raise LlvmMcMissing(f"llvm-mc {MIN_MAJOR} or newer not found; {INSTALL_HINT}")
+
+
+def available() -> bool:
+    """Whether a usable llvm-mc exists (for test skips and "verification skipped" notes)."""
+    try:
+        find_llvm_mc()
+    except LlvmMcMissing:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------------------------
+# the cache
+
+
+class McCache:
+    """llvm-mc results in SQLite, keyed by a hash of (llvm-mc version, target, mattr, line).
+
+    A damaged or unwritable cache is dropped and the call goes on uncached: caching must never
+    turn a verification into an error.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        if path is None:
+            from gpuisa.paths import cache_dir
+
+            path = cache_dir() / "llvm-mc.sqlite"
+        self.path = Path(path)
+        self._db: sqlite3.Connection | None = None
+
+    def _conn(self) -> sqlite3.Connection | None:
+        if self._db is None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(self.path, timeout=30)
+                db.execute("CREATE TABLE IF NOT EXISTS results (key BLOB PRIMARY KEY, ok INTEGER,"
+                           " asm TEXT, bytes BLOB, message TEXT) WITHOUT ROWID")
+                self._db = db
+            except (sqlite3.Error, OSError):
+                return None
+        return self._db
+
+    @staticmethod
+    def key(version: str, target: str, mattr: str, line: str) -> bytes:
+        return hashlib.blake2b(f"{version}\0{target}\0{mattr}\0{line}".encode(), digest_size=16).digest()
+
+    def get_many(self, keys: Sequence[bytes]) -> dict[bytes, tuple[bool, str, bytes, str]]:
+        db = self._conn()
+        out: dict[bytes, tuple[bool, str, bytes, str]] = {}
+        if db is None:
+            return out
+        try:
+            for i in range(0, len(keys), 500):
+                chunk = keys[i:i + 500]
+                marks = ",".join("?" * len(chunk))
+                for key, ok, asm, data, msg in db.execute(
+                        f"SELECT key, ok, asm, bytes, message FROM results WHERE key IN ({marks})", chunk):
+                    out[key] = (bool(ok), asm, data, msg)
+        except sqlite3.Error:
+            self._db = None
+        return out
+
+    def put_many(self, rows: Iterable[tuple[bytes, bool, str, bytes, str]]) -> None:
+        db = self._conn()
+        if db is None:
+            return
+        try:
+            with db:                                   # one transaction: all or nothing
+                db.executemany("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?)", rows)
+        except sqlite3.Error:
+            self._db = None
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+_DEFAULT_CACHE: McCache | None = None
+
+
+def default_cache() -> McCache:
+    global _DEFAULT_CACHE
+    if _DEFAULT_CACHE is None:
+        _DEFAULT_CACHE = McCache()
+    return _DEFAULT_CACHE
+
+
+# --------------------------------------------------------------------------------------------
+# assembling
+
+
+def mc_command(tool: LlvmMc, target: str, mattr: str = "", disassemble: bool = False) -> list[str]:
+    """The llvm-mc command line for one target (the bench runs it directly for comparison)."""
+    cmd = [tool.path, "-triple=amdgcn", f"-mcpu={target}", "-show-encoding"]
+    if mattr:
+        cmd.append(f"-mattr={mattr}")
+    if disassemble:
+        cmd.append("-disassemble")
+    return cmd
+
+
+def batch_input(lines: Sequence[str]) -> str:
+    """Input for one llvm-mc run: a label before each line so output can be tied back to it."""
+    return "".join(f"gpuisa_{i}:\n{line}\n" for i, line in enumerate(lines))
+
+
+def _parse_encoding(text: str) -> bytes | None:
+    """Bytes of `[0x05,0x00]`; None when fixup placeholders (A, B) stand for symbol-dependent bytes."""
+    tokens = [tok.strip().lower() for tok in text.strip().removeprefix("[").removesuffix("]").split(",")]
+    if not all(tok.startswith("0x") for tok in tokens):
+        return None
+    try:
+        return bytes(int(tok, 16) for tok in tokens)
+    except ValueError:
+        return None
+
+
+def _parse_output(stdout: str, n: int) -> dict[int, tuple[str, bytes | None]]:
+    """index -> (printed asm, bytes; None when a fixup leaves bytes open) from -show-encoding output."""
+    out: dict[int, tuple[str, bytes | None]] = {}
+    current = -1
+    for raw in stdout.splitlines():
+        text = raw.strip()
+        m = _LABEL.match(text)
+        if m:
+            current = int(m.group(1))
+            continue
+        if current < 0 or current >= n or not text or text.startswith((";", ".")):
+            continue
+        asm, _, enc = text.partition("; encoding:")
+        data = _parse_encoding(enc) if enc else b""
+        prev_asm, prev_bytes = out.get(current, ("", b""))
+        asm = " ".join(asm.split())
+        joined = None if data is None or prev_bytes is None else prev_bytes + data
+        out[current] = ((prev_asm + "\n" + asm) if prev_asm else asm, joined)
+    return out
+
+
+def _parse_errors(stderr: str, n: int) -> tuple[dict[int, str], list[str]]:
+    """index -> first error message; plus stderr lines not tied to any input line."""
+    errors: dict[int, str] = {}
+    other: list[str] = []
+    for raw in stderr.splitlines():
+        m = _DIAG.match(raw)
+        if m:
+            line_no, _col, severity, msg = m.groups()
+            idx = (int(line_no) - 2) // 2
+            if severity == "error" and 0 <= idx < n:
+                errors.setdefault(idx, msg.strip())
+        elif "is not a recognized" in raw or "LLVM ERROR" in raw or "Stack dump" in raw:
+            other.append(raw.strip())
+    return errors, other
+
+
+def _run(tool: LlvmMc, target: str, mattr: str, lines: Sequence[str]) -> list[McResult]:
+    """One llvm-mc process over `lines`; a crash re-runs what follows the line it died on."""
+    results: dict[int, McResult] = {}
+    start = 0
+    while start < len(lines):
+        chunk = lines[start:]
+        try:
+            proc = subprocess.run(mc_command(tool, target, mattr), input=batch_input(chunk),
+                                  capture_output=True, text=True, timeout=120 + len(chunk) // 100)
+        except subprocess.TimeoutExpired as exc:
+            raise LlvmMcFailed(f"{tool.label} timed out on {len(chunk)} lines for {target}") from exc
+        except OSError as exc:
+            raise LlvmMcMissing(f"cannot run {tool.path}: {exc.strerror}; {INSTALL_HINT}") from exc
+        outputs = _parse_output(proc.stdout, len(chunk))
+        errors, other = _parse_errors(proc.stderr, len(chunk))
+        unknown = [o for o in other if "is not a recognized" in o]
+        if unknown:
+            raise LlvmMcFailed(f"{tool.label}: {unknown[0]}")
+        crashed = proc.returncode not in (0, 1)
+        last = max([*outputs, *errors], default=-1)
+        for i in range(len(chunk)):
+            if i in errors:
+                results[start + i] = McResult(chunk[i], target, mattr, False, message=errors[i], tool=tool.label)
+            elif i in outputs and not (crashed and i == last + 1):
+                asm, data = outputs[i]
+                note = "" if data is not None else "encoding depends on a symbol (fixup)"
+                results[start + i] = McResult(chunk[i], target, mattr, True, asm, data or b"", note, tool.label)
+            elif not crashed or i <= last:
+                results[start + i] = McResult(chunk[i], target, mattr, False,
+                                              message="no output (not an instruction?)", tool=tool.label)
+        if not crashed:
+            break
+        dead = start + last + 1
+        results[dead] = McResult(lines[dead], target, mattr, False,
+                                 message=f"llvm-mc crashed (exit {proc.returncode})", tool=tool.label)
+        start = dead + 1
+    return [results[i] for i in range(len(lines))]
+
+
+def assemble(lines: Sequence[str], target: str, mattr: str = "", *, tool: LlvmMc | None = None,
+             cache: McCache | bool | None = True) -> list[McResult]:
+    """Assemble each line on `target` with llvm-mc; one result per line, in order.
+
+    Lines already in the cache are not re-run; the rest go to llvm-mc in one process. `cache`:
+    True for the default cache, False for none, or a McCache. Raises LlvmMcMissing when no
+    llvm-mc is installed and LlvmMcFailed when it does not know the target or a feature.
+    """
+    for line in lines:
+        if "\n" in line or "\r" in line:
+            raise ValueError(f"one instruction per line expected, got {line!r}")
+    tool = tool or find_llvm_mc()
+    mattr = normalize_mattr([mattr]) if mattr else ""
+    store = default_cache() if cache is True else (cache or None)
+    keys = [McCache.key(tool.version, target, mattr, line) for line in lines]
+    known = store.get_many(keys) if store else {}
+    todo = sorted({line for line, key in zip(lines, keys, strict=True) if key not in known})
+    fresh = {r.line: r for r in _run(tool, target, mattr, todo)} if todo else {}
+    if store and fresh:
+        store.put_many((McCache.key(tool.version, target, mattr, r.line), r.ok, r.asm, r.bytes, r.message)
+                       for r in fresh.values())
+    out = []
+    for line, key in zip(lines, keys, strict=True):
+        if line in fresh:
+            out.append(fresh[line])
+        else:
+            ok, asm, data, msg = known[key]
+            out.append(McResult(line, target, mattr, ok, asm, data, msg, tool.label))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# support on targets without test evidence
+
+_MODIFIER = re.compile(r"[:|]|\b(?:neg|abs|sext|clamp|glc|slc|dlc|nv|lds|tfe|offen|idxen|mul|div|row_|"
+                       r"quad_perm|op_sel|byte_sel|index_key|matrix_|scale_|dpp|fi|bound_ctrl)\w*")
+
+
+_RANGE = re.compile(r"\[\d+:\d+\]")
+_PLAIN_REGISTER = re.compile(r"^[vsa](?:\d+|\[\d+:\d+\])(?:\.[lh])?$")
+
+
+def simplicity(asm: str) -> tuple[int, int, int, int, int]:
+    """Sort key, lower is simpler: forced-encoding suffix, modifiers, operands that are not plain
+    v/s/a registers (constants, special registers), operand count, length."""
+    word, _, rest = asm.partition(" ")
+    forced = mnemonic(word).lower() != word.lower()
+    operands = [o.strip() for o in rest.split(",") if o.strip()]
+    bare = _RANGE.sub("", rest)
+    modifiers = len(_MODIFIER.findall(bare)) + bare.count("0x") + bare.count("-") + bare.count("[")
+    special = sum(not _PLAIN_REGISTER.match(o) for o in operands)
+    return (int(forced), modifiers, special, len(operands), len(asm))
+
+
+def pick_representatives(examples: Sequence[McExample], n: int = 3) -> list[McExample]:
+    """The `n` simplest distinct examples (asm tests first), from as many targets as possible.
+
+    e.g. for V_SAD_U32 this picks `v_sad_u32 v5, v1, v2, s3` over DPP, clamp or literal forms.
+    """
+    ranked = sorted(examples, key=lambda e: (e.direction != "asm", *simplicity(e.asm), e.file, e.line or 0))
+    chosen: list[McExample] = []
+    seen_asm: set[str] = set()
+    seen_targets: set[str] = set()
+    for pass_no in (0, 1):            # first distinct targets, then anything distinct
+        for ex in ranked:
+            if len(chosen) >= n:
+                return chosen
+            if ex.asm in seen_asm or "\n" in ex.asm or (pass_no == 0 and seen_targets.issuperset(ex.targets)):
+                continue
+            chosen.append(ex)
+            seen_asm.add(ex.asm)
+            seen_targets.update(ex.targets)
+    return chosen
+
+
+def evidenced_targets(name: str, examples: Iterable[McExample],
+                      negatives: Iterable[McNegative] = ()) -> set[str]:
+    """Targets on which the tests themselves say something about instruction `name`."""
+    found = {t for ex in examples if name in mnemonics(ex.asm) for t in ex.targets}
+    found |= {t for neg in negatives if neg.not_supported and name in mnemonics(neg.input) for t in neg.targets}
+    return found
+
+
+def verify_support(by_name: Mapping[str, Sequence[McExample]], targets: Iterable[str], *,
+                   negatives: Mapping[str, Sequence[McNegative]] | None = None, per_name: int = 3,
+                   tool: LlvmMc | None = None, cache: McCache | bool | None = True,
+                   skip_evidenced: bool = True) -> list[TargetVerdict]:
+    """Verdict per (instruction, target) by assembling representative examples with llvm-mc.
+
+    by_name: manual-style name -> its examples on any target (see llvm_mc.examples_by_mnemonic).
+    Targets the tests already cover for a name are skipped unless skip_evidenced is False. One
+    llvm-mc run per target covers every name. "supported": a representative assembled to the
+    same instruction; "not supported": llvm-mc said "instruction not supported on this GPU";
+    otherwise "inconclusive" (operands the target lacks, unknown target, ...) with the message.
+    """
+    tool = tool or find_llvm_mc()
+    targets = list(dict.fromkeys(targets))
+    reps = {name: pick_representatives(exs, per_name) for name, exs in by_name.items()}
+    todo: dict[str, list[tuple[str, McExample]]] = {t: [] for t in targets}
+    for name, chosen in reps.items():
+        covered = evidenced_targets(name, by_name[name], (negatives or {}).get(name, ())) if skip_evidenced else set()
+        for target in targets:
+            if target not in covered:
+                todo[target] += [(name, ex) for ex in chosen]
+    verdicts: list[TargetVerdict] = []
+    for target, pairs in todo.items():
+        if pairs:
+            verdicts += _verdicts_for(target, pairs, tool, cache)
+    return verdicts
+
+
+def _verdicts_for(target: str, pairs: list[tuple[str, McExample]], tool: LlvmMc,
+                  cache: McCache | bool | None) -> list[TargetVerdict]:
+    try:
+        results = assemble([ex.asm for _, ex in pairs], target, tool=tool, cache=cache)
+    except LlvmMcFailed as exc:
+        names = dict.fromkeys(name for name, _ in pairs)
+        return [TargetVerdict(name, target, "inconclusive", "", message=str(exc), tool=tool.label)
+                for name in names]
+    grouped: dict[str, list[tuple[McExample, McResult]]] = {}
+    for (name, ex), res in zip(pairs, results, strict=True):
+        grouped.setdefault(name, []).append((ex, res))
+    return [_decide(name, target, tried) for name, tried in grouped.items()]
+
+
+def _decide(name: str, target: str, tried: list[tuple[McExample, McResult]]) -> TargetVerdict:
+    for ex, res in tried:
+        if res.ok and name in mnemonics(res.asm):
+            return TargetVerdict(name, target, "supported", ex.asm, res.asm, res.bytes,
+                                 example=ex.provenance, tool=res.tool)
+    for ex, res in tried:
+        if not res.ok and _NOT_SUPPORTED.match(res.message):
+            return TargetVerdict(name, target, "not supported", ex.asm, message=res.message,
+                                 example=ex.provenance, tool=res.tool)
+    ex, res = tried[0]
+    message = res.message or f"assembles as {res.asm.split(' ', 1)[0]}"
+    return TargetVerdict(name, target, "inconclusive", ex.asm, res.asm, res.bytes, message,
+                         example=ex.provenance, tool=res.tool)
