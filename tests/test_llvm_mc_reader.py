@@ -122,6 +122,19 @@ def test_cpu_aliases_match_amdgpu_usage():
         assert seen.get(alias) == gfx, alias
 
 
+@needs_sources
+def test_known_processors_match_gcn_processors_td():
+    td = (LLVM / "lib/Target/AMDGPU/GCNProcessors.td").read_text(encoding="utf-8")
+    names = set(re.findall(r'ProcessorModel<"([^"]+)"', td))
+    assert names - set(mc.CPU_ALIASES) == mc.KNOWN_PROCESSORS
+
+
+def test_unknown_processor_is_generic():
+    # dl-insts-err.s:1 runs -mcpu=gfx800, which llvm-mc does not know ("ignoring processor")
+    rl = mc.parse_run("not llvm-mc -triple=amdgcn -mcpu=gfx800 %s -filetype=null 2>&1 | FileCheck %s")
+    assert rl.run.target == "generic" and rl.run.cpu == "gfx800"
+
+
 # ---------------------------------------------------------------------------------------------
 # mnemonics
 
@@ -250,6 +263,33 @@ def test_malformed_lines_are_counted_not_fatal(tmp_path):
     assert res.skips["RUN: unparsable RUN line"] == 1
     assert res.encoding_skips.total() == 2 and res.encoding_lines == 3
     assert res.samples["malformed encoding"][0].line == 4
+
+
+def test_directive_variants(tmp_path):
+    # spellings seen in the corpus: "GFX12:v_swmmac..." without a space (gfx12_dasm_wmma_w32.txt:819),
+    # -NEXT after a diagnostic echoing the source (cpol-err.s:5-6), [[@LINE+1]], -NOT, -SAME
+    f = tmp_path / "variants.s"
+    f.write_text(
+        "// RUN: llvm-mc -triple=amdgcn -mcpu=gfx1100 -show-encoding %s | FileCheck --check-prefix=A %s\n"
+        "// RUN: not llvm-mc -triple=amdgcn -mcpu=gfx900 %s -filetype=null 2>&1 | FileCheck %s --check-prefix=ERR\n"
+        "\n"
+        "s_nop 0\n"
+        "// A:s_nop 0 ; encoding: [0x00,0x00,0x80,0xbf]\n"
+        "// ERR: :[[@LINE-2]]:1: error: instruction not supported on this GPU\n"
+        "// ERR-NEXT:{{^}}s_nop 0\n"
+        "// A-NOT: error\n"
+        "\n"
+        "// ERR: :[[@LINE+1]]:{{[0-9]+}}: error: invalid operand for instruction\n"
+        "s_nop 1\n"
+        "// A: s_nop 1\n"
+        "// A-SAME: ; encoding: [0x01,0x00,0x80,0xbf]\n")
+    res = mc.read_file(f, tmp_path)
+    assert [(e.asm, e.bytes.hex(), e.input_line) for e in res.examples] == [
+        ("s_nop 0", "000080bf", 4), ("s_nop 1", "010080bf", 11)]
+    assert [(n.input, n.input_line, n.column) for n in res.negatives] == [("s_nop 0", 4, 1), ("s_nop 1", 11, None)]
+    assert res.negatives[0].targets == ("gfx900",) and res.examples[0].targets == ("gfx1100",)
+    assert res.skips["diagnostic context line"] == 1 and res.skips["NOT directive"] == 1
+    assert res.skips["assembly output without encoding"] == 0
 
 
 # ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ the manual readers share. Every record carries a Provenance so a page can cite f
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Literal
@@ -61,6 +62,11 @@ class McExample:
     @property
     def file(self) -> str:
         return self.provenance.file
+
+    @property
+    def input_bytes(self) -> bytes:
+        """The bytes of a disassembler input line (they may differ from `bytes` in don't-care bits)."""
+        return bytes(int(h, 16) for h in re.findall(r"0[xX]([0-9a-fA-F]{1,2})\b", self.input))
 
     @property
     def line(self) -> int | None:
