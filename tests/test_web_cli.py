@@ -1,0 +1,66 @@
+"""`gpuisa serve` and `gpuisa site`: registered, build a missing catalog first, write the export."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tests.browser.webfixtures import build_fixture_catalog, write_fixture_sources
+
+
+@pytest.fixture(scope="module")
+def fixture_catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_fixture_catalog(tmp_path_factory.mktemp("cli"))
+
+
+def test_commands_are_registered():
+    from gpuisa.cli import app
+
+    result = CliRunner().invoke(app, ["--help"])
+    assert result.exit_code == 0
+    assert "serve" in result.output and "site" in result.output
+
+
+def test_serve_builds_a_missing_catalog_then_serves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    import uvicorn
+
+    from gpuisa.cli import app
+    from gpuisa.web.app import CachedApp
+
+    calls: list[tuple[object, dict]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda a, **kw: calls.append((a, kw)))
+    sources = write_fixture_sources(tmp_path / "sources")
+    catalog = tmp_path / "new" / "catalog.sqlite"
+    result = CliRunner().invoke(app, ["serve", "--catalog", str(catalog), "--sources", str(sources), "--port", "8123"])
+    assert result.exit_code == 0, result.output
+    assert catalog.is_file()
+    (served, options), = calls
+    assert isinstance(served, CachedApp)
+    assert options["port"] == 8123 and options["host"] == "127.0.0.1" and options["access_log"] is False
+
+
+def test_serve_reports_missing_sources(tmp_path: Path):
+    from gpuisa.cli import app
+    from gpuisa.errors import SourceError
+
+    result = CliRunner().invoke(app, ["serve", "--catalog", str(tmp_path / "c.sqlite"), "--sources",
+                                      str(tmp_path / "nowhere")])
+    assert result.exit_code != 0
+    assert isinstance(result.exception, SourceError)
+
+
+def test_site_writes_every_page(fixture_catalog: Path, tmp_path: Path):
+    from gpuisa.cli import app
+
+    out = tmp_path / "export"
+    result = CliRunner().invoke(app, ["site", "--out", str(out), "--catalog", str(fixture_catalog), "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    for rel in ("index.html", "search.html", "404.html", "diff/index.html", "arch/rdna3.5.html", "diff/vega/cdna5.html",
+                "amd/v_plain_u32.html", "amd/rdna3.5/v_plain_u32.html", "static/style.css", "static/app.js",
+                "static/search-index.js"):
+        assert (out / rel).is_file(), rel
+    page = (out / "amd" / "rdna3.5" / "v_plain_u32.html").read_text(encoding="utf-8")
+    assert 'href="../../static/style.css"' in page
+    assert 'href="../../amd/vega/v_plain_u32.html"' in page

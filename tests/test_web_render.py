@@ -1,0 +1,121 @@
+"""Rendering details: split fields in the bit diagram, and the sections other parts of the catalog
+add later (examples, targets, equivalents, PTX forms) rendered when present, absent otherwise.
+
+The added sections are fed with facts read from the sources here (LLVM MC test lines, the PTX ISA
+clmad section), in the shapes the catalog documents use, so the page can be checked before the
+catalog serves them.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.conftest import SOURCES, manual_line
+
+MC = "llvm-project-23.1.1/llvm/test/MC/AMDGPU"
+CLMAD = "ptx-isa-9.4/9-instruction-set/9.7.1.5-integer-arithmetic-instructionsclmad.md"
+
+
+def source_line(rel: str, line: int) -> str:
+    with open(SOURCES / rel, encoding="utf-8") as fh:
+        for i, text in enumerate(fh, 1):
+            if i == line:
+                return text.rstrip("\n")
+    raise AssertionError(f"{rel} has no line {line}")
+
+
+@pytest.fixture(scope="module")
+def site(catalog):
+    from gpuisa.web.site import Site
+
+    return Site(catalog)
+
+
+def test_split_opcode_field_is_drawn_in_both_places(catalog):
+    from gpuisa.web.site import bit_diagram
+
+    # vega:5709 "OP | [0],[24:18] | ... combine bits zero and 18-24 to form opcode"; vega:5746 "32 | IMAGE_SAMPLE"
+    assert "[0],[24:18]" in manual_line("vega", 5709)
+    assert "| 32       | IMAGE_SAMPLE" in manual_line("vega", 5746)
+    enc = catalog.show("image_sample", "vega")["encodings"][0]
+    cells = [c for row in bit_diagram(enc)["rows"] for c in row["cells"]]
+    op = {c["bits"]: c["value"] for c in cells if c["name"] == "OP"}
+    assert set(op) == {"24:18", "0"}
+    assert op["0"] + op["24:18"] == format(32, "08b")  # bit 0 is the opcode's most significant bit
+    assert sum(c["span"] for c in cells) == 64
+
+
+def test_examples_targets_equivalents_render_when_present(site, catalog):
+    from gpuisa.web.site import Links
+
+    check = source_line(f"{MC}/gfx1250_asm_vop3-fake16.s", 110)
+    assert check.startswith("// GFX1250: v_lshl_add_u64 v[2:3], v[4:5], 0, 1")
+    assert "[0x02,0x00,0x52,0xd6,0x04,0x01,0x05,0x02]" in check
+    doc = dict(catalog.show("v_lshl_add_u64", "cdna5"))
+    bare = site.instruction(doc, Links())
+    assert 'id="examples"' not in bare and 'id="equivalents"' not in bare
+    assert "Per-target support has not been verified" in bare
+    doc["examples"] = [{"asm": "v_lshl_add_u64 v[2:3], v[4:5], 0, 1", "bytes": "02 00 52 d6 04 01 05 02",
+                        "targets": ["gfx1250"], "provenance": {"file": f"{MC}/gfx1250_asm_vop3-fake16.s", "line": 110}}]
+    doc["targets"] = [{"target": "gfx1250", "verdict": "supported",
+                       "example": {"file": f"{MC}/gfx1250_asm_vop3-fake16.s", "line": 110}}]
+    doc["equivalents"] = [{"concept": "shift-add", "level": "needs a sequence", "ptx": "shl.b64 + add.u64"}]
+    html = site.instruction(doc, Links())
+    examples = re.search(r'<section id="examples">(.*?)</section>', html, re.S).group(1)
+    assert "v_lshl_add_u64 v[2:3], v[4:5], 0, 1" in examples
+    assert f"{MC}/gfx1250_asm_vop3-fake16.s:110" in examples and "02 00 52 d6" in examples
+    targets = re.search(r'<section id="targets">(.*?)</section>', html, re.S).group(1)
+    assert "<td>gfx1250</td>" in targets and "supported" in targets
+    assert "gfx1250_asm_vop3-fake16.s:110" in targets
+    assert "needs a sequence" in re.search(r'id="equivalents">(.*?)</table>', html, re.S).group(1)
+    # other shapes degrade to readable text rather than failing
+    doc["targets"] = {"gfx1250": "supported", "gfx950": {"verdict": "not supported", "message": "instruction not supported"}}
+    doc["examples"] = ["v_lshl_add_u64 v[2:3], v[4:5], 0, 1"]
+    html = site.instruction(doc, Links())
+    assert "not supported" in html and "<pre class=\"code\"><code>v_lshl_add_u64" in html
+
+
+def test_ptx_page_from_the_manual_section(site):
+    from gpuisa.web.site import Links
+
+    text = (SOURCES / CLMAD).read_text(encoding="utf-8")
+    assert "clmad.mode.u64 d, a, b, c;" in text and ".mode = { .hi, .lo };" in text
+    assert "Introduced in PTX ISA version 9.3." in text and "Requires `sm_80` or higher." in text
+    semantics = text.split("Semantics\n\n```ptx\n", 1)[1].split("```", 1)[0]
+    url = re.search(r"^url: (\S+)$", text, re.M).group(1)
+    doc = {"name": "clmad", "vendor": "nvidia", "isa": "virtual", "category": "Integer Arithmetic Instructions",
+           "summary": "Perform carryless multiply and add operation.", "syntax": "clmad.mode.u64 d, a, b, c;",
+           "description": "Performs a carryless multiplication of a and b.", "semantics": semantics,
+           "forms": [{"form": f"clmad.{m}.u64", "types": [".u64"], "documented_version": "9.3",
+                      "documented_sm": ["sm_80"]} for m in ("lo", "hi")],
+           "url": url, "sources": [{"what": "section 9.7.1.5", "file": CLMAD, "line": 14, "url": url}]}
+    html = site.instruction(doc, Links())
+    forms = re.search(r'<section id="forms">(.*?)</section>', html, re.S).group(1)
+    assert "clmad.lo.u64" in forms and "clmad.hi.u64" in forms and "sm_80" in forms and "9.3" in forms
+    assert "d ^= c;" in html and 'id="sass"' not in html
+    assert f'href="{url}"' in html
+    doc["url"] = "javascript:alert(1)"
+    doc["sources"] = [{"what": "x", "file": CLMAD, "url": "javascript:alert(1)"}]
+    assert "javascript:" not in re.sub(r"<code>[^<]*</code>", "", site.instruction(doc, Links()).split("<main", 1)[1])
+
+
+def test_static_links_are_relative(site, catalog):
+    from gpuisa.web.site import Links
+
+    html = site.instruction(catalog.show("v_sad_u32", "rdna3"), Links.for_depth(2))
+    assert 'href="../../amd/vega/v_sad_u32.html"' in html
+    assert 'href="../../static/style.css"' in html
+    assert not re.search(r'(?:href|src)="/', html)
+    assert "/api/instruction" not in html
+
+
+@pytest.mark.parametrize("name", ["v_sad_u32", "s_mov_b32", "image_sample", "ds_add_u32", "v_mov_b32"])
+def test_every_arch_page_of_some_instructions_renders(site, catalog, name):
+    from gpuisa.web.site import Links
+
+    for arch in catalog.show(name)["archs"]:
+        html = site.instruction(catalog.show(name, arch), Links())
+        assert f'data-arch="{arch}" class="current"' in html
+
