@@ -50,6 +50,8 @@ class BuildReport:
     instructions: int
     seconds: float
     path: str
+    llvm: object | None = None          # llvm_stage.LlvmReport when the LLVM tests were read
+    notes: list[str] = field(default_factory=list)
 
 
 def _read_one(args: tuple[str, str, str]) -> ManualData:
@@ -83,20 +85,33 @@ def read_manuals(sources: Path, progress: Progress | None = None, jobs: int = 2)
     return out
 
 
-def build(sources: Path, target: Path, progress: Progress | None = None, jobs: int = 2) -> BuildReport:
-    """Build the catalog at `target` from `sources`; atomic replace at the end."""
+def build(sources: Path, target: Path, progress: Progress | None = None, jobs: int = 2,
+          verify: bool = False) -> BuildReport:
+    """Build the catalog at `target` from `sources`; atomic replace at the end.
+
+    verify: also assemble representative examples with llvm-mc on targets the tests do not cover
+    (cached by llvm-mc version; skipped with a note when llvm-mc is not installed).
+    """
     t0 = time.perf_counter()
     manuals = read_manuals(sources, progress, jobs)
     merged = m.merge(manuals)
     coverage = [_coverage(d, merged) for d in manuals]
+    notes: list[str] = []
+    corpus = _read_llvm(sources, progress, jobs, notes)
+    verdicts, tool_label = _verify_llvm(corpus, progress, notes) if (verify and corpus is not None) else ([], "")
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=".catalog-", suffix=".tmp", dir=target.parent)
     os.close(fd)
     tmp = Path(tmp_name)
+    llvm_report = None
     try:
         conn = sqlite3.connect(tmp)
         conn.executescript(SCHEMA)
         _write(conn, manuals, merged, coverage, sources)
+        if corpus is not None:
+            from gpuisa.catalog.llvm_stage import write_llvm
+
+            llvm_report = write_llvm(conn, corpus, manuals, merged, verdicts, tool_label)
         conn.execute("INSERT INTO search_fts(search_fts) VALUES ('optimize')")
         conn.commit()
         conn.execute("PRAGMA journal_mode=DELETE")
@@ -105,7 +120,51 @@ def build(sources: Path, target: Path, progress: Progress | None = None, jobs: i
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return BuildReport(coverage, len(merged), time.perf_counter() - t0, str(target))
+    return BuildReport(coverage, len(merged), time.perf_counter() - t0, str(target), llvm_report, notes)
+
+
+LLVM_TESTS = "llvm-project-23.1.1/llvm/test/MC/AMDGPU"
+
+
+def _read_llvm(sources: Path, progress: Progress | None, jobs: int, notes: list[str]):
+    """LLVM's MC test corpus, or None (with a note) when the sources do not include it."""
+    if not (sources / LLVM_TESTS).is_dir():
+        notes.append(f"LLVM MC tests not found under {sources / LLVM_TESTS}: no examples or target support")
+        return None
+    from gpuisa.sources.llvm_mc import read_corpus
+
+    if progress:
+        progress("LLVM MC tests", 0, 1)
+    corpus = read_corpus(sources, processes=jobs)
+    if progress:
+        progress("LLVM MC tests", 1, 1)
+    return corpus
+
+
+def _verify_llvm(corpus, progress: Progress | None, notes: list[str]):
+    """Support verdicts from llvm-mc for (instruction, target) pairs the tests leave open."""
+    from gpuisa.catalog.llvm_stage import ALL_TARGETS
+    from gpuisa.sources.llvm_mc import examples_by_mnemonic
+    from gpuisa.verify.llvm_mc import LlvmMcMissing, find_llvm_mc, verify_support
+
+    try:
+        tool = find_llvm_mc()
+    except LlvmMcMissing as exc:
+        notes.append(f"verification with llvm-mc skipped: {exc}")
+        return [], ""
+    by_name = examples_by_mnemonic(corpus.examples)
+    negatives: dict[str, list] = {}
+    from gpuisa.sources.llvm_mc import mnemonics
+
+    for neg in corpus.negatives:
+        for name in mnemonics(neg.input):
+            negatives.setdefault(name, []).append(neg)
+    verdicts = []
+    for i, target in enumerate(ALL_TARGETS):
+        verdicts += verify_support(by_name, [target], negatives=negatives, tool=tool, per_name=2)
+        if progress:
+            progress("llvm-mc verification (targets)", i + 1, len(ALL_TARGETS))
+    return verdicts, tool.label
 
 
 def _coverage(data: ManualData, merged: dict[str, m.MergedInstruction]) -> ArchCoverage:

@@ -121,9 +121,46 @@ class Catalog:
             "generations": self._generations(key, arch_key, archs, encodings),
             "archs": archs,
             "errata": self.errata(key),
+            "examples": self.examples(key, arch_key),
+            "targets": self.targets(key),
             "sources": self._sources(key, arch_key, prov, encodings),
         }
         return doc
+
+    def examples(self, key: str, arch: str, limit: int = 12) -> list[dict]:
+        """LLVM MC test examples, simplest first, this arch's targets before the others'.
+
+        The first one is the page's headline example (`v_sad_u32 v5, v1, v2, s3`)."""
+        rows = self.conn.execute(
+            "SELECT target, arch, asm, input, bytes, direction, mattr, file, line, rank FROM llvm_examples"
+            " WHERE name=? ORDER BY arch != ?, rank, direction != 'asm', length(asm)", (key, arch)).fetchall()
+        merged: dict[str, dict] = {}
+        for target, ex_arch, asm, input_text, data, direction, mattr, file, line, _ in rows:
+            ex = merged.get(asm + data)
+            if ex is None:
+                if len(merged) >= limit:
+                    continue
+                ex = merged[asm + data] = {"asm": asm, "bytes": data, "direction": direction, "input": input_text,
+                                    "targets": [], "arch": ex_arch, "mattr": mattr,
+                                    "source": {"source": "llvm-mc-test", "file": file, "line": line}}
+            if target not in ex["targets"]:
+                ex["targets"].append(target)
+        return list(merged.values())
+
+    def targets(self, key: str) -> dict[str, dict]:
+        """Verdict per gfx target of every known arch: supported / not supported / inconclusive / unknown."""
+        rows = {t: {"verdict": v, "evidence": e, "detail": d, "file": f, "line": ln, "tool": tool, "arch": a}
+                for t, a, v, e, d, f, ln, tool in self.conn.execute(
+                    "SELECT target, arch, verdict, evidence, detail, file, line, tool FROM targets WHERE name=?", (key,))}
+        counts = dict(self.conn.execute("SELECT target, examples FROM llvm_counts WHERE name=?", (key,)))
+        out: dict[str, dict] = {}
+        for a in sorted(BY_KEY.values(), key=lambda a: -a.order):
+            for t in a.targets:
+                entry = rows.get(t, {"verdict": "unknown", "evidence": "none", "arch": a.key,
+                                     "detail": "no LLVM test and no llvm-mc verification for this target"})
+                entry["examples"] = counts.get(t, 0)
+                out[t] = entry
+        return out
 
     def _encodings_of(self, key: str, arch: str) -> list[dict]:
         out = []

@@ -29,6 +29,19 @@ CREATE TABLE skips(arch TEXT, file TEXT, line INTEGER, reason TEXT NOT NULL, tex
 CREATE TABLE errata(
   name TEXT NOT NULL, arch TEXT, kind TEXT NOT NULL, detail TEXT NOT NULL, sources TEXT NOT NULL);
 CREATE INDEX errata_name ON errata(name);
+CREATE TABLE llvm_examples(
+  name TEXT NOT NULL, target TEXT NOT NULL, arch TEXT NOT NULL, asm TEXT NOT NULL, input TEXT NOT NULL,
+  bytes TEXT NOT NULL, direction TEXT NOT NULL, mattr TEXT NOT NULL, file TEXT NOT NULL, line INTEGER,
+  rank INTEGER NOT NULL);
+CREATE INDEX llvm_examples_name ON llvm_examples(name, arch, rank);
+CREATE TABLE llvm_counts(name TEXT NOT NULL, target TEXT NOT NULL, examples INTEGER NOT NULL,
+  PRIMARY KEY(name, target));
+CREATE TABLE targets(
+  name TEXT NOT NULL, target TEXT NOT NULL, arch TEXT NOT NULL, verdict TEXT NOT NULL, evidence TEXT NOT NULL,
+  detail TEXT NOT NULL, file TEXT, line INTEGER, tool TEXT, PRIMARY KEY(name, target));
+CREATE TABLE agreement(
+  arch TEXT NOT NULL, encoding TEXT NOT NULL, checked INTEGER NOT NULL, agree INTEGER NOT NULL,
+  examples_checked INTEGER NOT NULL, examples_agree INTEGER NOT NULL, PRIMARY KEY(arch, encoding));
 CREATE VIRTUAL TABLE search_fts USING fts5(
   name, vendor, arch, summary, body, tokenize="unicode61 tokenchars '._'");
 """

@@ -32,11 +32,13 @@ def register(app: typer.Typer) -> None:
 
 
 def build(sources: SourcesOpt = None, catalog: CatalogOpt = None,
-          jobs: Annotated[int, typer.Option(help="Worker processes for reading manuals.")] = 2) -> None:
+          jobs: Annotated[int, typer.Option(help="Worker processes for reading sources.")] = 2,
+          verify: Annotated[bool, typer.Option("--verify/--no-verify",
+                                               help="Check with the real tools (llvm-mc, ptxas); cached.")] = False) -> None:
     """Build the catalog from the vendor sources (atomic: a failed build keeps the old catalog)."""
     from gpuisa.commands.render import build_with_progress
 
-    build_with_progress(sources or paths.default_sources(), catalog or paths.default_catalog(), jobs)
+    build_with_progress(sources or paths.default_sources(), catalog or paths.default_catalog(), jobs, verify)
 
 
 def archs(catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:

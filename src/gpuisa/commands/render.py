@@ -12,7 +12,7 @@ from rich.text import Text
 console = Console(highlight=False)
 
 
-def build_with_progress(sources: Path, target: Path, jobs: int) -> None:
+def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = False) -> None:
     from gpuisa.catalog.build import build
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -24,7 +24,7 @@ def build_with_progress(sources: Path, target: Path, jobs: int) -> None:
                 tasks[stage] = progress.add_task(f"reading {stage}", total=total)
             progress.update(tasks[stage], completed=done, total=total)
 
-        report = build(sources, target, update, jobs)
+        report = build(sources, target, update, jobs, verify)
     table = Table(title="Coverage: instruction entries in each manual's opcode tables found in the catalog")
     for col in ("arch", "table entries", "in catalog", "%", "with manual text", "skipped items"):
         table.add_column(col, justify="right" if col != "arch" else "left")
@@ -37,7 +37,28 @@ def build_with_progress(sources: Path, target: Path, jobs: int) -> None:
             console.print(f"  {c.arch}: {miss['name']}: {miss['reason']}")
         if len(c.missing) > 20:
             console.print(f"  {c.arch}: … and {len(c.missing) - 20} more (gpuisa archs --json lists all)")
+    if report.llvm is not None:
+        print_llvm_report(report.llvm)
+    for note in report.notes:
+        console.print(f"note: {note}")
     console.print(f"{report.instructions} instructions, catalog {report.path}, {report.seconds:.1f} s")
+
+
+def print_llvm_report(r) -> None:
+    skipped = r.skipped_encoding_lines
+    console.print(f"LLVM MC tests: {r.examples} examples ({r.matched} matched to a catalog instruction), "
+                  f"{skipped} of {r.encoding_lines} encoding lines skipped "
+                  f"({100 * skipped / max(r.encoding_lines, 1):.3f}%), {r.errata} manual-vs-LLVM errata")
+    console.print("  examples per target: " + ", ".join(f"{t} {n}" for t, n in sorted(r.per_target.items())))
+    console.print("  target verdicts: " + ", ".join(f"{k} {v}" for k, v in r.verdicts.most_common())
+                  + (f" ({r.verified_with_llvm_mc} from {r.llvm_mc})" if r.llvm_mc else ""))
+    table = Table(title="Manual vs LLVM: encoding identifiers that agree with the bytes in LLVM's tests")
+    for col in ("arch", "encoding", "instructions checked", "agree", "%", "examples checked", "%"):
+        table.add_column(col)
+    for (arch, enc), (checked, agree, ex_checked, ex_agree) in sorted(r.agreement.items()):
+        table.add_row(arch, enc, str(checked), str(agree), f"{100 * agree / max(checked, 1):.1f}", str(ex_checked),
+                      f"{100 * ex_agree / max(ex_checked, 1):.1f}")
+    console.print(table)
 
 
 def print_archs(rows: list[dict]) -> None:
@@ -106,10 +127,22 @@ def print_instruction(doc: dict) -> None:
         if doc.get(key):
             console.rule(title)
             console.print(Text(doc[key]))
-    for section in ("examples", "targets", "equivalents"):
-        if doc.get(section):
-            console.rule(section.capitalize())
-            console.print(Text(_short(doc[section])))
+    if doc.get("examples"):
+        console.rule("Examples (LLVM MC tests)")
+        for ex in doc["examples"][:6]:
+            src = ex["source"]
+            console.print(Text(f"  {ex['asm']:<48} {ex['bytes']:<36} {' '.join(ex['targets'][:4])}  "
+                               f"{src['file'].rsplit('/', 1)[-1]}:{src['line']}"))
+    if doc.get("targets"):
+        console.rule("GFX target support")
+        by_verdict: dict[str, list[str]] = {}
+        for t, v in doc["targets"].items():
+            by_verdict.setdefault(v["verdict"], []).append(t)
+        for verdict, ts in by_verdict.items():
+            console.print(f"  {verdict}: {' '.join(ts)}")
+    if doc.get("equivalents"):
+        console.rule("Equivalents")
+        console.print(Text(_short(doc["equivalents"])))
     if doc.get("errata"):
         console.rule("Errata (sources disagree)")
         for e in doc["errata"]:

@@ -255,6 +255,9 @@ def _parse_bits(cell: str) -> tuple[tuple[int, int], ...] | None:
 def _fixed_value(description: str, width: int) -> int | None:
     """Fixed bits of an ENCODING field: "Must be: 110100", "'b110101", "0x3f"."""
     desc = description.replace("\\", "")
+    if width == 1:
+        one = re.search(r"(?:'b|Must be:?\s*)([01])\b", desc)
+        return int(one.group(1)) if one else None
     m = _BINARY.search(desc)
     if m:
         digits = re.sub(r"[_ ]", "", m.group(1))

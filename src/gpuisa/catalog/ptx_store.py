@@ -1,0 +1,271 @@
+"""The PTX part of the catalog: tables `ptx_*`, rows in the shared `search_fts`, and the page document.
+
+`write_ptx` stores what the manual reader and the ptxas verifier produced; `ptx_show` rebuilds the
+JSON document `gpuisa show clmad --json` prints; `ptx_names` feeds "did you mean" suggestions.
+The catalog build owns the connection and the transaction; nothing here commits.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from typing import Any
+
+from gpuisa.model_ptx import PtxInstruction, PtxManual, PtxVerification
+
+VENDOR = "nvidia"
+ISA = "ptx"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS ptx_instructions (
+  id INTEGER PRIMARY KEY, section TEXT NOT NULL, name TEXT NOT NULL, names TEXT NOT NULL,
+  title TEXT, category TEXT, summary TEXT, syntax TEXT, description TEXT, semantics TEXT,
+  notes TEXT, examples TEXT, ptx_notes TEXT, target_notes TEXT, forms_total INTEGER,
+  capped INTEGER, syntax_issues TEXT, new_since TEXT, url TEXT, file TEXT, line INTEGER,
+  edition TEXT);
+CREATE TABLE IF NOT EXISTS ptx_names (
+  lname TEXT NOT NULL, name TEXT NOT NULL, instr_id INTEGER NOT NULL REFERENCES ptx_instructions(id));
+CREATE INDEX IF NOT EXISTS ptx_names_lname ON ptx_names(lname);
+CREATE TABLE IF NOT EXISTS ptx_forms (
+  id INTEGER PRIMARY KEY, instr_id INTEGER NOT NULL REFERENCES ptx_instructions(id),
+  form TEXT NOT NULL, lform TEXT NOT NULL, name TEXT NOT NULL, modifiers TEXT, types TEXT,
+  state_spaces TEXT, operands TEXT, template TEXT, origin TEXT, line INTEGER,
+  doc_version TEXT, doc_sm TEXT, in_manual INTEGER NOT NULL,
+  status TEXT, ptx_version TEXT, feature_version TEXT, sm TEXT, message TEXT, ptx_line TEXT);
+CREATE INDEX IF NOT EXISTS ptx_forms_lform ON ptx_forms(lform);
+CREATE INDEX IF NOT EXISTS ptx_forms_instr ON ptx_forms(instr_id);
+CREATE TABLE IF NOT EXISTS ptx_sass (
+  form_id INTEGER NOT NULL REFERENCES ptx_forms(id), target TEXT NOT NULL, opcodes TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS ptx_sass_form ON ptx_sass(form_id);
+CREATE TABLE IF NOT EXISTS ptx_errata (
+  instr_id INTEGER REFERENCES ptx_instructions(id), name TEXT, form TEXT, section TEXT,
+  kind TEXT, documented TEXT, verified TEXT, message TEXT);
+CREATE INDEX IF NOT EXISTS ptx_errata_instr ON ptx_errata(instr_id);
+CREATE TABLE IF NOT EXISTS ptx_releases (
+  version TEXT, kind TEXT, text TEXT, names TEXT, file TEXT, line INTEGER);
+CREATE TABLE IF NOT EXISTS ptx_meta (key TEXT PRIMARY KEY, value TEXT);
+"""
+
+_FTS = ("CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(name, vendor, arch, summary, body, "
+        "tokenize=\"unicode61 tokenchars '._'\")")
+
+
+def _j(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def write_ptx(conn: sqlite3.Connection, instructions: PtxManual | Iterable[PtxInstruction],
+              verification: PtxVerification | None) -> None:
+    """Create the ptx_* tables and fill them; add one search row per instruction name and section."""
+    conn.executescript(SCHEMA)
+    conn.execute(_FTS)
+    manual = instructions if isinstance(instructions, PtxManual) else None
+    instrs = list(manual.instructions if manual else instructions)
+    verdicts = verification.verdicts if verification else {}
+    ids: dict[str, int] = {}
+    for ins in instrs:
+        cur = conn.execute(
+            "INSERT INTO ptx_instructions (section, name, names, title, category, summary, syntax, description,"
+            " semantics, notes, examples, ptx_notes, target_notes, forms_total, capped, syntax_issues, new_since,"
+            " url, file, line, edition) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (ins.section, ins.name, _j(list(ins.names)), ins.title, ins.category, ins.summary, ins.syntax,
+             ins.description, ins.semantics, ins.notes, _j(list(ins.examples)),
+             _j([_note(n) for n in ins.ptx_notes]), _j([_note(n) for n in ins.target_notes]),
+             ins.forms_total, int(ins.capped), _j(list(ins.syntax_issues)), _j(list(ins.new_since)),
+             ins.url, ins.provenance.file, ins.provenance.line, manual.version if manual else ""))
+        iid = int(cur.lastrowid or 0)
+        ids[ins.section] = iid
+        for n in ins.names:
+            conn.execute("INSERT INTO ptx_names (lname, name, instr_id) VALUES (?,?,?)", (n.lower(), n, iid))
+            conn.execute("INSERT INTO search_fts (name, vendor, arch, summary, body) VALUES (?,?,?,?,?)",
+                         (n, VENDOR, ISA, ins.summary, ins.description))
+        for f in ins.forms:
+            _insert_form(conn, iid, f, verdicts.get((ins.section, f.form)), True)
+    if verification:
+        by_section = {i.section: i for i in instrs}
+        for f in verification.undocumented_forms:
+            owner = next((i for i in instrs if f.name in i.names and any(x.template == f.template for x in i.forms)),
+                         None) or next((i for i in instrs if f.name in i.names), None)
+            if owner is not None and owner.section in by_section:
+                _insert_form(conn, ids[owner.section], f, verdicts.get((owner.section, f.form)), False)
+        for e in verification.errata:
+            conn.execute("INSERT INTO ptx_errata (instr_id, name, form, section, kind, documented, verified, message)"
+                         " VALUES (?,?,?,?,?,?,?,?)", (ids.get(e.section), e.name, e.form, e.section, e.kind,
+                                                       e.documented, e.verified, e.message))
+    for ins in instrs:
+        for issue in ins.syntax_issues:
+            conn.execute("INSERT INTO ptx_errata (instr_id, name, form, section, kind, documented, verified, message)"
+                         " VALUES (?,?,?,?,?,?,?,?)", (ids[ins.section], ins.name, "", ins.section, "syntax",
+                                                       "", "", issue))
+    if manual:
+        for r in manual.releases:
+            conn.execute("INSERT INTO ptx_releases (version, kind, text, names, file, line) VALUES (?,?,?,?,?,?)",
+                         (r.version, r.kind, r.text, _j(list(r.names)), r.provenance.file, r.provenance.line))
+    meta = {
+        "edition": manual.version if manual else "",
+        "sections_total": str(manual.sections_total) if manual else "",
+        "skips": _j([{"file": s.file, "line": s.line, "reason": s.reason} for s in manual.skips]) if manual else "[]",
+        "tool": verification.tool if verification else "",
+        "skipped_reason": verification.skipped_reason if verification else "verification not run",
+    }
+    conn.executemany("INSERT OR REPLACE INTO ptx_meta (key, value) VALUES (?,?)", sorted(meta.items()))
+
+
+def _note(n: Any) -> dict[str, Any]:
+    return {"kind": n.kind, "text": n.text, "subjects": list(n.subjects), "version": n.version,
+            "targets": list(n.targets), "line": n.line}
+
+
+def _insert_form(conn: sqlite3.Connection, iid: int, f: Any, v: Any, in_manual: bool) -> None:
+    cur = conn.execute(
+        "INSERT INTO ptx_forms (instr_id, form, lform, name, modifiers, types, state_spaces, operands, template,"
+        " origin, line, doc_version, doc_sm, in_manual, status, ptx_version, feature_version, sm, message, ptx_line)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (iid, f.form, f.form.lower(), f.name, _j(list(f.modifiers)), _j(list(f.types)), _j(list(f.state_spaces)),
+         f.operands, f.template, f.origin, f.line, f.documented_version, _j(list(f.documented_sm)),
+         int(in_manual), v.status if v else None, v.ptx_version if v else None,
+         v.feature_version if v else None, _j(list(v.sm)) if v else None, v.message if v else None,
+         v.ptx_line if v else None))
+    if v:
+        fid = cur.lastrowid
+        conn.executemany("INSERT INTO ptx_sass (form_id, target, opcodes) VALUES (?,?,?)",
+                         [(fid, t, _j(list(ops))) for t, ops in v.sass])
+
+
+# ---------------------------------------------------------------- reading back
+
+def ptx_names(conn: sqlite3.Connection) -> list[str]:
+    """Every PTX instruction name in the catalog, sorted (for suggestions)."""
+    try:
+        rows = conn.execute("SELECT DISTINCT name FROM ptx_names ORDER BY lname").fetchall()
+    except sqlite3.OperationalError:
+        return []
+    return [r[0] for r in rows]
+
+
+def ptx_show(conn: sqlite3.Connection, name: str, form: str | None = None) -> dict[str, Any] | None:
+    """The page document for an instruction (`clmad`) or one of its forms (`clmad.lo.u64`)."""
+    key = name.strip().lower()
+    try:
+        ids = [r[0] for r in conn.execute("SELECT instr_id FROM ptx_names WHERE lname=? ORDER BY instr_id", (key,))]
+    except sqlite3.OperationalError:
+        return None
+    want_form = form.strip().lower() if form else None
+    if not ids:
+        rows = conn.execute("SELECT instr_id, name FROM ptx_forms WHERE lform=? ORDER BY in_manual DESC, id",
+                            (key,)).fetchall()
+        if not rows:
+            rows = conn.execute("SELECT instr_id, name FROM ptx_forms WHERE lform LIKE ? ESCAPE '\\' ORDER BY id",
+                                (_like_prefix(key),)).fetchall()
+        if not rows:
+            return None
+        base = rows[0][1]
+        ids = [r[0] for r in conn.execute("SELECT instr_id FROM ptx_names WHERE lname=? ORDER BY instr_id",
+                                          (base.lower(),))]
+        want_form = want_form or key
+        name = base
+    row = conn.execute("SELECT name FROM ptx_names WHERE instr_id=? AND lname=?", (ids[0], name.lower())).fetchone()
+    name = row[0] if row else name
+    sections = [_section(conn, i) for i in ids]
+    sections = [s for s in sections if s is not None]
+    if not sections:
+        return None
+    forms: list[dict[str, Any]] = []
+    for sec in sections:
+        forms += _forms(conn, sec["_id"], name)
+    if want_form:
+        exact = [f for f in forms if f["form"].lower() == want_form]
+        forms = exact or [f for f in forms if f["form"].lower().startswith(want_form + ".")]
+        if not forms:
+            return None
+        primary = next(s for s in sections if s["section"] == forms[0]["section"])
+    else:
+        primary = sections[0]
+    form_names = {f["form"] for f in forms}
+    errata = []
+    for sec in sections:
+        for r in conn.execute("SELECT name, form, section, kind, documented, verified, message FROM ptx_errata"
+                              " WHERE instr_id=? ORDER BY rowid", (sec["_id"],)):
+            if want_form and r[1] and r[1] not in form_names:
+                continue
+            if r[0] != name and r[1] and not any(r[1] == f for f in form_names):
+                continue
+            errata.append(dict(zip(("name", "form", "section", "kind", "documented", "verified", "message"),
+                                   r, strict=True)))
+    releases = [{"version": r[0], "kind": r[1], "text": r[2], "source": {"file": r[3], "line": r[4]}}
+                for r in conn.execute("SELECT version, kind, text, file, line, names FROM ptx_releases")
+                if name in json.loads(r[5] or "[]")]
+    meta = dict(conn.execute("SELECT key, value FROM ptx_meta").fetchall())
+    doc: dict[str, Any] = {
+        "name": name,
+        "vendor": VENDOR,
+        "isa": ISA,
+        "category": primary["category"],
+        "summary": primary["summary"],
+        "syntax": primary["syntax"],
+        "forms": forms,
+        "description": primary["description"],
+        "semantics": primary["semantics"],
+        "notes": primary["notes"],
+        "ptx_isa_notes": primary["ptx_notes"],
+        "target_isa_notes": primary["target_notes"],
+        "examples": primary["examples"],
+        "errata": errata,
+        "releases": releases,
+        "sources": [{"file": s["file"], "line": s["line"], "section": s["section"], "url": s["url"],
+                     "edition": s["edition"]} for s in sections],
+        "sections": [{k: v for k, v in s.items() if not k.startswith("_")} for s in sections],
+        "forms_capped": any(s["capped"] for s in sections),
+        "verification": {"tool": meta.get("tool", ""), "skipped": meta.get("skipped_reason", "")},
+    }
+    if want_form:
+        doc["form"] = forms[0]["form"]
+    return doc
+
+
+def _like_prefix(key: str) -> str:
+    return key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
+
+
+def _section(conn: sqlite3.Connection, iid: int) -> dict[str, Any] | None:
+    row = conn.execute("SELECT id, section, name, names, title, category, summary, syntax, description, semantics,"
+                       " notes, examples, ptx_notes, target_notes, forms_total, capped, syntax_issues, new_since,"
+                       " url, file, line, edition FROM ptx_instructions WHERE id=?", (iid,)).fetchone()
+    if row is None:
+        return None
+    (iid, section, name, names, title, category, summary, syntax, description, semantics, notes, examples,
+     ptx_notes, target_notes, forms_total, capped, issues, new_since, url, file, line, edition) = row
+    return {"_id": iid, "section": section, "name": name, "names": json.loads(names), "title": title,
+            "category": category, "summary": summary, "syntax": syntax, "description": description,
+            "semantics": semantics, "notes": notes, "examples": json.loads(examples),
+            "ptx_notes": json.loads(ptx_notes), "target_notes": json.loads(target_notes),
+            "forms_total": forms_total, "capped": bool(capped), "syntax_issues": json.loads(issues),
+            "new_since_older_edition": json.loads(new_since or "[]"), "url": url, "file": file, "line": line,
+            "edition": edition}
+
+
+def _forms(conn: sqlite3.Connection, iid: int, name: str) -> list[dict[str, Any]]:
+    out = []
+    rows = conn.execute("SELECT f.id, f.form, f.name, f.modifiers, f.types, f.state_spaces, f.operands, f.origin,"
+                        " f.line, f.doc_version, f.doc_sm, f.in_manual, f.status, f.ptx_version, f.feature_version,"
+                        " f.sm, f.message, f.ptx_line, i.section, i.file FROM ptx_forms f JOIN ptx_instructions i"
+                        " ON i.id = f.instr_id WHERE f.instr_id=? ORDER BY f.in_manual DESC, f.id", (iid,))
+    for (fid, form, fname, mods, types, spaces, operands, origin, line, dv, dsm, in_manual, status, pv, fv, sm,
+         message, ptx_line, section, file) in rows.fetchall():
+        if fname.lower() != name.lower():
+            continue
+        sass = {t: json.loads(ops) for t, ops in conn.execute(
+            "SELECT target, opcodes FROM ptx_sass WHERE form_id=? ORDER BY target", (fid,))}
+        out.append({
+            "form": form, "section": section, "types": json.loads(types), "modifiers": json.loads(mods),
+            "state_spaces": json.loads(spaces), "operands": operands, "origin": origin,
+            "in_manual": bool(in_manual),
+            "documented": {"ptx_version": dv, "sm": json.loads(dsm or "[]")} if in_manual else None,
+            "verified": None if status is None else {
+                "status": status, "ptx_version": pv, "feature_version": fv, "sm": json.loads(sm or "[]"),
+                "message": message or "", "ptx_line": ptx_line or ""},
+            "sass": sass,
+            "source": {"file": file, "line": line},
+        })
+    return out
