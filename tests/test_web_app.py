@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import manual_line
+from tests.conftest import SOURCES, manual_line
 
 # Starlette's TestClient warns that it will move from httpx to httpx2; irrelevant to these checks.
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`")
@@ -159,6 +159,36 @@ def test_v_lshl_add_u64_page(client):
     assert re.search(r'data-fact="opcode">520 ', cdna4)
     assert "D0.u64 = (S0.u64 << S1.u32[2 : 0].u32) + S2.u64" in manual_line("cdna4", 14407)
     assert "D0.u64 = (S0.u64 &lt;&lt; S1.u32[2 : 0].u32) + S2.u64" in cdna4
+
+
+def llvm_line(rel: str, line: int) -> str:
+    with open(SOURCES / rel, encoding="utf-8") as fh:
+        return next(text for i, text in enumerate(fh, 1) if i == line)
+
+
+def test_examples_and_target_support_cite_llvm_lines(client, catalog):
+    """Examples and per-target verdicts on the page point at LLVM MC test lines that say so."""
+    # gfx11_unsupported.s:1518 checks "instruction not supported on this GPU (gfx1100): v_lshl_add_u64"
+    # for the line above it (RUN: -mcpu=gfx1100); gfx1250_asm_vop3-fake16.s:107 checks its encoding on GFX1250.
+    assert "not supported on this GPU (gfx1100): v_lshl_add_u64" in llvm_line(
+        "llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx11_unsupported.s", 1518)
+    assert "GFX1250: v_lshl_add_u64" in llvm_line("llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx1250_asm_vop3-fake16.s", 107)
+    if not catalog.show("v_lshl_add_u64").get("targets"):
+        pytest.skip("this catalog carries no LLVM evidence (targets)")
+    html = client.get("/amd/cdna5/v_lshl_add_u64").text
+    targets = re.search(r'<section id="targets">(.*?)</section>', html, re.S).group(1)
+    rows = dict(re.findall(r'<tr data-target="(gfx\d+\w*)"[^>]*>(.*?)</tr>', targets, re.S))
+    assert 'class="verdict supported"' in rows["gfx1250"]
+    assert 'class="verdict not-supported"' in rows["gfx1100"]
+    assert next(iter(rows)) in ("gfx1250", "gfx1251")  # the page's own arch first
+    # every cited LLVM line exists and names the instruction; links go to the release tag upstream
+    cited = re.findall(r'href="https://github.com/llvm/llvm-project/blob/llvmorg-23.1.1/([^"#]+)#L(\d+)"', html)
+    assert cited
+    for rel, line in cited:  # a check line names its input, or sits next to it ([[@LINE+2]] / [[@LINE-1]])
+        near = " ".join(llvm_line(f"llvm-project-23.1.1/{rel}", n) for n in range(int(line) - 2, int(line) + 3))
+        assert "v_lshl_add_u64" in near.lower(), (rel, line)
+    examples = re.search(r'<section id="examples">(.*?)</section>', html, re.S).group(1)
+    assert "v_lshl_add_u64 v[2:3]" in examples
 
 
 def test_instruction_absent_from_an_arch_is_404_with_the_archs_that_have_it(client):

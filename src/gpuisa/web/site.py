@@ -201,6 +201,23 @@ def _scalar(value: Any) -> str:
     return str(value)
 
 
+_LLVM_FILE = re.compile(r"^llvm-project-(\d+\.\d+\.\d+)/(.+)$")
+
+
+def source_href(src: Any) -> str | None:
+    """An upstream link for a cited file when its revision is fixed: LLVM files of a release go to that
+    release tag on GitHub; records with an https `url` keep it. Manual files have no pinned upstream."""
+    if not isinstance(src, dict):
+        return None
+    if _is_url(src.get("url")):
+        return str(src["url"])
+    m = _LLVM_FILE.match(str(src.get("file") or ""))
+    if not m:
+        return None
+    anchor = f"#L{int(src['line'])}" if isinstance(src.get("line"), int) else ""
+    return f"https://github.com/llvm/llvm-project/blob/llvmorg-{m.group(1)}/{quote(m.group(2))}{anchor}"
+
+
 def cite(src: dict) -> str:
     """'file:line (section)' for a provenance dict."""
     where = str(src.get("file") or src.get("source") or "")
@@ -223,7 +240,7 @@ class Site:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        self.env.globals.update(bits_text=bits_text, cite=cite, slug=slug)
+        self.env.globals.update(bits_text=bits_text, cite=cite, slug=slug, source_href=source_href)
         self.archs = catalog.archs()
         self.arch_keys = [a["key"] for a in self.archs]
         self.names = [n.lower() for n in catalog.names()]
@@ -359,8 +376,8 @@ class Site:
             "members": self.members(doc["arch"]) if doc.get("arch") in BY_KEY else set(),
             "paragraphs": paragraphs(doc.get("description") or ""),
             "notes": paragraphs(doc.get("notes") or ""),
-            "examples": self.examples(doc.get("examples"), links),
-            "targets": self.targets_view(doc.get("targets"), links),
+            "examples": self.examples(doc.get("examples"), links, doc.get("arch")),
+            "targets": self.targets_view(doc.get("targets"), links, doc.get("arch")),
             "equivalents": self.table(doc["equivalents"], links,
                                       prefer=("concept", "level", "ptx", "name", "vendor", "note", "notes", "restrictions"))
             if doc.get("equivalents") else None,
@@ -368,13 +385,13 @@ class Site:
         }
         return self.render("instruction.html", links, **ctx)
 
-    def examples(self, value: Any, links: Links) -> list[dict]:
-        """Examples as {code, bytes, targets, where, extra}; strings become code blocks."""
+    def examples(self, value: Any, links: Links, arch: str | None = None) -> list[dict]:
+        """Examples as {code, bytes, targets, arch, where, href, extra}, the page's arch first; strings become code."""
         out = []
         items = value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else []
         for ex in items:
             if isinstance(ex, str):
-                out.append({"code": ex, "bytes": "", "targets": "", "where": "", "extra": []})
+                out.append({"code": ex, "bytes": "", "targets": "", "arch": "", "where": "", "href": None, "extra": []})
                 continue
             if not isinstance(ex, dict):
                 continue
@@ -382,20 +399,50 @@ class Site:
             raw = ex.get("bytes") or ex.get("encoding") or ""
             if isinstance(raw, list):
                 raw = " ".join(f"0x{b:02x}" if isinstance(b, int) else str(b) for b in raw)
-            prov = ex.get("provenance") if isinstance(ex.get("provenance"), dict) else ex
+            prov = next((ex[k] for k in ("provenance", "source") if isinstance(ex.get(k), dict)), ex)
             where = cite({k: prov.get(k) for k in ("file", "line") if prov.get(k)}) if prov.get("file") else ""
             targets = _scalar(ex.get("targets") or ex.get("target") or "")
             shown = {"asm", "text", "code", "input", "example", "bytes", "encoding", "provenance", "file", "line",
-                     "targets", "target", "source"}
-            extra = [(k, _scalar(v)) for k, v in ex.items() if k not in shown and v not in (None, "", [])]
-            out.append({"code": code, "bytes": str(raw), "targets": targets, "where": where, "extra": extra})
+                     "targets", "target", "source", "arch", "direction"}
+            extra = [(k, _scalar(v)) for k, v in ex.items()
+                     if k not in shown and v not in (None, "", []) and not (k == "input" and v == code)]
+            out.append({"code": code, "bytes": str(raw), "targets": targets, "arch": str(ex.get("arch") or ""),
+                        "where": where, "href": source_href(prov), "extra": extra})
+        if arch:
+            out.sort(key=lambda e: e["arch"] != arch)  # stable: the page's arch first
         return out
 
-    def targets_view(self, value: Any, links: Links) -> TableView | None:
+    def targets_view(self, value: Any, links: Links, arch: str | None = None) -> dict | None:
+        """Per-target support rows {target, arch, verdict, evidence, detail, where, href}, the page's arch first.
+
+        Records without a verdict fall back to a generic table (`{"table": TableView}`).
+        """
         if not value:
             return None
-        return self.table(value, links, prefer=("target", "key", "verdict", "status", "supported", "value", "asm",
-                                                "message", "example", "evidence", "tool"))
+        if isinstance(value, dict):
+            items = [{"target": k, **v} if isinstance(v, dict) else {"target": k, "verdict": v} for k, v in value.items()]
+        elif isinstance(value, list):
+            items = [v for v in value if isinstance(v, dict)]
+        else:
+            items = []
+        if not items or not all("verdict" in i or "status" in i for i in items):
+            return {"table": self.table(value, links, prefer=("target", "key", "verdict", "status", "value", "evidence",
+                                                               "detail", "tool")), "rows": [], "unknown": []}
+        rows = []
+        for i in items:
+            prov = i.get("example") if isinstance(i.get("example"), dict) else i.get("source") \
+                if isinstance(i.get("source"), dict) else i
+            verdict = str(i.get("verdict") or i.get("status") or "")
+            rows.append({"target": str(i.get("target") or i.get("key") or ""), "arch": str(i.get("arch") or ""),
+                         "verdict": verdict, "class": slug(verdict), "evidence": _scalar(i.get("evidence")),
+                         "detail": _scalar(i.get("detail") or i.get("message") or ""),
+                         "where": cite(prov) if prov.get("file") else "", "href": source_href(prov),
+                         "count": i.get("examples") if isinstance(i.get("examples"), int) else None,
+                         "tool": _scalar(i.get("tool")), "current": bool(arch) and i.get("arch") == arch})
+        rows.sort(key=lambda r: not r["current"])
+        unknown = [r for r in rows if r["verdict"] in ("", "unknown") and not r["where"]]
+        known = [r for r in rows if r not in unknown]
+        return {"table": None, "rows": known, "unknown": unknown}
 
     def ptx(self, doc: dict, links: Links) -> str:
         ctx = {
