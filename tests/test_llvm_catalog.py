@@ -104,3 +104,15 @@ def test_llvm_mc_verifies_targets_without_test_evidence():
         assert res.ok and res.asm.startswith("v_sad_u32"), (target, res.message)
     (res,) = assemble(["v_lshl_add_u64 v[2:3], s[4:5], v7, v[8:9]"], "gfx1200", tool=tool, cache=False)
     assert not res.ok and "not supported on this GPU" in res.message
+
+
+def test_llvm_alias_folds_a_renamed_instruction(catalog):
+    # gfx11_asm_mubuf_alias.s:4 assembles the pre-RDNA3 name buffer_atomic_add as buffer_atomic_add_u32
+    assert mc_line("gfx11_asm_mubuf_alias.s", 4).startswith("buffer_atomic_add ")
+    assert "buffer_atomic_add_u32" in mc_line("gfx11_asm_mubuf_alias.s", 5)
+    doc = catalog.show("buffer_atomic_add", "rdna2")
+    assert doc["name"] == "buffer_atomic_add_u32" and doc["manual_name"] == "BUFFER_ATOMIC_ADD"
+    assert any(r["from"] == "buffer_atomic_add" and "gfx11_asm_mubuf_alias.s:4" in r["evidence"] for r in doc["renames"])
+    diff = catalog.diff("rdna2", "rdna3")
+    assert {"from": "buffer_atomic_add", "to": "buffer_atomic_add_u32"}.items() <= next(
+        r for r in diff["renamed"] if r["from"] == "buffer_atomic_add").items()

@@ -94,10 +94,15 @@ def build(sources: Path, target: Path, progress: Progress | None = None, jobs: i
     """
     t0 = time.perf_counter()
     manuals = read_manuals(sources, progress, jobs)
-    merged = m.merge(manuals)
-    coverage = [_coverage(d, merged) for d in manuals]
     notes: list[str] = []
     corpus = _read_llvm(sources, progress, jobs, notes)
+    candidates = {}
+    if corpus is not None:
+        from gpuisa.catalog.llvm_stage import llvm_aliases
+
+        candidates = llvm_aliases(corpus)
+    merged = m.merge(manuals, candidates)
+    coverage = [_coverage(d, merged) for d in manuals]
     verdicts, tool_label = _verify_llvm(corpus, progress, notes) if (verify and corpus is not None) else ([], "")
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=".catalog-", suffix=".tmp", dir=target.parent)
@@ -171,7 +176,8 @@ def _coverage(data: ManualData, merged: dict[str, m.MergedInstruction]) -> ArchC
     """Opcode-table entries (parsed + unparseable rows) vs those in the catalog, and how many have text."""
     table_names = {e.name for e in data.opcodes if not (e.provenance.section or "").startswith("VOP3 rule")}
     bad_rows = [s for s in data.skips if "opcode table" in s.reason]
-    in_catalog = {n for n in table_names if m.rename_target(n) in merged and data.arch in merged[m.rename_target(n)].per_arch}
+    index = m.key_index(merged)
+    in_catalog = {n for n in table_names if n in index and data.arch in merged[index[n]].per_arch}
     documented = {d.name for d in data.docs if d.description or d.pseudocode}
     missing = [{"name": s.text, "reason": f"line {s.line}: {s.reason}"} for s in bad_rows]
     missing += [{"name": n, "reason": "in an opcode table, but the instructions chapter has no entry (no description)"}
@@ -197,6 +203,7 @@ def _write(conn: sqlite3.Connection, manuals: list[ManualData], merged: dict[str
     conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", meta.items())
     by_arch = {d.arch: d for d in manuals}
     cov = {c.arch: c for c in coverage}
+    index = m.key_index(merged)
     for a in ARCHS:
         d = by_arch[a.key]
         c = cov[a.key]
@@ -221,7 +228,7 @@ def _write(conn: sqlite3.Connection, manuals: list[ManualData], merged: dict[str
         )
         conn.executemany(
             "INSERT INTO errata(name, arch, kind, detail, sources) VALUES (?,?,?,?,?)",
-            [(e.name if e.name == "*" else m.rename_target(e.name), e.arch, e.kind, e.detail, _j(list(e.sources)))
+            [(e.name if e.name == "*" else index.get(e.name, e.name), e.arch, e.kind, e.detail, _j(list(e.sources)))
              for e in d.errata],
         )
     for key, mi in merged.items():
@@ -236,8 +243,8 @@ def _write(conn: sqlite3.Connection, manuals: list[ManualData], merged: dict[str
             "INSERT INTO instructions(name, vendor, grp, summary, archs, aliases) VALUES (?,?,?,?,?,?)",
             (key, "amd", group, summary, _j(archs), _j(sorted(mi.aliases))),
         )
-        conn.executemany("INSERT OR IGNORE INTO aliases(alias, name) VALUES (?, ?)",
-                         [(a, key) for a in sorted(mi.aliases)])
+        conn.executemany("INSERT OR IGNORE INTO aliases(alias, name, evidence) VALUES (?, ?, ?)",
+                         [(a, key, why) for a, why in sorted(mi.aliases.items())])
         for arch, entry in mi.per_arch.items():
             doc = entry.doc
             enc0 = by_arch[arch].encodings.get(entry.encodings[0]["layout"] or "") if entry.encodings else None

@@ -49,7 +49,7 @@ def write_llvm(conn: sqlite3.Connection, corpus: McCorpus, manuals: list[ManualD
     """Fill the llvm_* tables, `targets`, `agreement` and manual-vs-LLVM errata."""
     report = LlvmReport(encoding_lines=corpus.encoding_lines, skipped_encoding_lines=sum(corpus.encoding_skips.values()),
                         skips=Counter(corpus.skips), llvm_mc=tool_label)
-    keys = _key_index(merged)
+    keys = m.key_index(merged)
     best: dict[tuple[str, str], list[tuple[tuple, McExample]]] = defaultdict(list)
     counts: Counter[tuple[str, str]] = Counter()
     evidence: dict[tuple[str, str], McExample] = {}
@@ -92,16 +92,25 @@ def write_llvm(conn: sqlite3.Connection, corpus: McCorpus, manuals: list[ManualD
     return report
 
 
-def _key_index(merged: dict[str, m.MergedInstruction]) -> dict[str, str]:
-    """Manual-style name (any generation's spelling) -> catalog key."""
-    index: dict[str, str] = {}
-    for key, mi in merged.items():
-        index[key] = key
-        for entry in mi.per_arch.values():
-            index.setdefault(entry.manual_name, key)
-        for alias in mi.aliases:
-            index.setdefault(alias, key)
-    return index
+def llvm_aliases(corpus: McCorpus) -> dict[str, tuple[str, str]]:
+    """Old -> new names from asm tests where llvm-mc prints another mnemonic than the input's
+    (`ds_read2_b32` assembles and prints as `ds_load_2addr_b32` on gfx1100). Names LLVM maps
+    inconsistently are dropped."""
+    seen: dict[str, tuple[str, str]] = {}
+    conflicting: set[str] = set()
+    for ex in corpus.examples:
+        if ex.direction != "asm" or not ex.input:
+            continue
+        old, new = mnemonics(ex.input), mnemonics(ex.asm)
+        if len(old) != 1 or len(new) != 1 or old[0] == new[0]:
+            continue
+        prev = seen.get(old[0])
+        if prev is None:
+            seen[old[0]] = (new[0], f"LLVM assembles {old[0].lower()} as {new[0].lower()} on "
+                                    f"{'/'.join(ex.targets)} ({ex.file}:{ex.input_line})")
+        elif prev[0] != new[0]:
+            conflicting.add(old[0])
+    return {k: v for k, v in seen.items() if k not in conflicting}
 
 
 def _write_targets(conn: sqlite3.Connection, corpus: McCorpus, keys: dict[str, str],

@@ -89,23 +89,39 @@ class ArchEntry:
 class MergedInstruction:
     key: str                               # canonical (newest) name, upper case
     per_arch: dict[str, ArchEntry] = field(default_factory=dict)
-    aliases: set[str] = field(default_factory=set)
+    aliases: dict[str, str] = field(default_factory=dict)   # old name -> evidence of the rename
 
     def newest(self) -> str:
         return newest_first(list(self.per_arch))[0]
 
 
-def rename_target(name: str) -> str:
-    """The catalog key an instruction name folds into (curated renames, followed transitively)."""
+def _follow(name: str, renames: dict[str, tuple[str, str]]) -> str:
     seen = set()
-    while name in RENAMES and name not in seen:
+    while name in renames and name not in seen:
         seen.add(name)
-        name = RENAMES[name][0]
+        name = renames[name][0]
     return name
 
 
-def merge(manuals: list[ManualData]) -> dict[str, MergedInstruction]:
-    """One MergedInstruction per identity; renames stated in amd_names.RENAMES fold old names in."""
+def accepted_renames(manuals: list[ManualData], candidates: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """Curated renames plus candidates (e.g. LLVM aliases) that are safe to fold: both names are
+    in the manuals, and no manual has both (an alias between two live instructions is not a rename)."""
+    archs_of: dict[str, set[str]] = {}
+    for data in manuals:
+        for name in {e.name for e in data.opcodes} | {d.name for d in data.docs}:
+            archs_of.setdefault(name, set()).add(data.arch)
+    renames = {old: (new, f"curated: {why}") for old, (new, why) in RENAMES.items()}
+    for old, (new, why) in sorted(candidates.items()):
+        if old in renames or old not in archs_of or new not in archs_of or archs_of[old] & archs_of[new]:
+            continue
+        renames[old] = (new, why)
+    return renames
+
+
+def merge(manuals: list[ManualData], candidates: dict[str, tuple[str, str]] | None = None) -> dict[str, MergedInstruction]:
+    """One MergedInstruction per identity; renames (curated, or candidates that pass
+    accepted_renames) fold old names into the newest one, keeping the evidence per alias."""
+    renames = accepted_renames(manuals, candidates or {})
     merged: dict[str, MergedInstruction] = {}
     for data in manuals:
         by_name: dict[str, list[OpcodeEntry]] = {}
@@ -116,10 +132,10 @@ def merge(manuals: list[ManualData]) -> dict[str, MergedInstruction]:
             # first doc wins (the instruction's own section); VOP3 repeats of VOP1 text come later
             docs.setdefault(d.name, d)
         for name in sorted(set(by_name) | set(docs)):
-            key = rename_target(name)
+            key = _follow(name, renames)
             mi = merged.setdefault(key, MergedInstruction(key))
             if name != key:
-                mi.aliases.add(name)
+                mi.aliases[name] = renames[name][1]
             entry = ArchEntry(data.arch, name, doc=docs.get(name))
             for e in sorted(by_name.get(name, []), key=lambda e: (_primary_rank(e.encoding), e.encoding)):
                 entry.encodings.append(_encoding_row(data, e.encoding, e.opcode, e.provenance))
@@ -129,6 +145,18 @@ def merge(manuals: list[ManualData]) -> dict[str, MergedInstruction]:
                     entry.encodings.append(_encoding_row(data, enc, entry.doc.opcode, entry.doc.provenance))
             mi.per_arch[data.arch] = entry
     return merged
+
+
+def key_index(merged: dict[str, MergedInstruction]) -> dict[str, str]:
+    """Any manual spelling of an instruction (any generation, any alias) -> its catalog key."""
+    index: dict[str, str] = {}
+    for key, mi in merged.items():
+        index[key] = key
+        for entry in mi.per_arch.values():
+            index.setdefault(entry.manual_name, key)
+        for alias in mi.aliases:
+            index.setdefault(alias, key)
+    return index
 
 
 def _section_encoding(section: str, data: ManualData) -> str | None:

@@ -109,6 +109,8 @@ class Catalog:
             "arch_display": BY_KEY[arch_key].display,
             "manual_name": manual_name,
             "aliases": [a.lower() for a in json.loads(aliases_json)],
+            "renames": [{"from": a.lower(), "evidence": ev} for a, ev in self.conn.execute(
+                "SELECT alias, evidence FROM aliases WHERE name=? ORDER BY alias", (key,))],
             "group": group,
             "category": section,
             "summary": summary,
@@ -309,7 +311,9 @@ class Catalog:
                                   "to": {"encoding": eb, "opcode": ob}, "fields_changed": [x["field"] for x in d]})
         names_a = dict(self.conn.execute("SELECT name, manual_name FROM instr_arch WHERE arch=?", (ak,)))
         names_b = dict(self.conn.execute("SELECT name, manual_name FROM instr_arch WHERE arch=?", (bk,)))
-        renamed = [{"from": names_a[n].lower(), "to": names_b[n].lower(), "evidence": "curated rename"}
+        evidence = dict(self.conn.execute("SELECT alias, evidence FROM aliases"))
+        renamed = [{"from": names_a[n].lower(), "to": names_b[n].lower(),
+                    "evidence": evidence.get(names_a[n]) or evidence.get(names_b[n], "")}
                    for n in sorted(set(left) & set(right))
                    if names_a.get(n) != names_b.get(n)]
         return {"from": ak, "to": bk, "added": [n.lower() for n in added], "removed": [n.lower() for n in removed],

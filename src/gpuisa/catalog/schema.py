@@ -24,7 +24,7 @@ CREATE TABLE instr_enc(
   opcode INTEGER NOT NULL, identifier TEXT, rank INTEGER NOT NULL, provenance TEXT NOT NULL);
 CREATE INDEX instr_enc_name ON instr_enc(name, arch);
 CREATE INDEX instr_enc_arch ON instr_enc(arch, encoding, opcode);
-CREATE TABLE aliases(alias TEXT PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE aliases(alias TEXT PRIMARY KEY, name TEXT NOT NULL, evidence TEXT NOT NULL);
 CREATE TABLE skips(arch TEXT, file TEXT, line INTEGER, reason TEXT NOT NULL, text TEXT);
 CREATE TABLE errata(
   name TEXT NOT NULL, arch TEXT, kind TEXT NOT NULL, detail TEXT NOT NULL, sources TEXT NOT NULL);
