@@ -76,6 +76,7 @@ def test_later_sections_are_absent_or_rendered_in_any_shape(site, catalog):
 
 
 def test_ptx_page_from_the_manual_section(site):
+    """A PTX document in the PTX store's shape, filled from the clmad section of the PTX ISA 9.4 manual."""
     from gpuisa.web.site import Links
 
     text = (SOURCES / CLMAD).read_text(encoding="utf-8")
@@ -83,19 +84,31 @@ def test_ptx_page_from_the_manual_section(site):
     assert "Introduced in PTX ISA version 9.3." in text and "Requires `sm_80` or higher." in text
     semantics = text.split("Semantics\n\n```ptx\n", 1)[1].split("```", 1)[0]
     url = re.search(r"^url: (\S+)$", text, re.M).group(1)
-    doc = {"name": "clmad", "vendor": "nvidia", "isa": "virtual", "category": "Integer Arithmetic Instructions",
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if t.startswith("clmad.mode.u64"))
+    forms = [{"form": f"clmad.{m}.u64", "section": "9.7.1.5", "types": [".u64"], "modifiers": [f".{m}", ".u64"],
+              "state_spaces": [], "operands": "d, a, b, c", "origin": "syntax", "in_manual": True,
+              "documented": {"ptx_version": "9.3", "sm": ["sm_80"]}, "verified": None, "sass": {},
+              "source": {"file": CLMAD, "line": line}} for m in ("lo", "hi")]
+    doc = {"name": "clmad", "vendor": "nvidia", "isa": "ptx", "category": "Integer Arithmetic Instructions",
            "summary": "Perform carryless multiply and add operation.", "syntax": "clmad.mode.u64 d, a, b, c;",
-           "description": "Performs a carryless multiplication of a and b.", "semantics": semantics,
-           "forms": [{"form": f"clmad.{m}.u64", "types": [".u64"], "documented_version": "9.3",
-                      "documented_sm": ["sm_80"]} for m in ("lo", "hi")],
-           "url": url, "sources": [{"what": "section 9.7.1.5", "file": CLMAD, "line": 14, "url": url}]}
+           "forms": forms, "description": "Performs a carryless multiplication of a and b.", "semantics": semantics,
+           "notes": "", "ptx_isa_notes": [{"kind": "ptx", "text": "Introduced in PTX ISA version 9.3.", "subjects": [],
+                                           "version": "9.3", "targets": [], "line": 0}],
+           "target_isa_notes": [{"kind": "target", "text": "Requires sm_80 or higher.", "subjects": [],
+                                 "version": None, "targets": ["sm_80"], "line": 0}],
+           "examples": ["clmad.lo.u64 Rd, Ra, Rb, Rc;"], "errata": [], "releases": [],
+           "sources": [{"file": CLMAD, "line": 1, "section": "9.7.1.5", "url": url, "edition": "9.4"}],
+           "sections": [{"section": "9.7.1.5", "name": "clmad", "names": ["clmad"]}], "forms_capped": False,
+           "verification": {"tool": "", "skipped": "ptxas not installed"}}
     html = site.instruction(doc, Links())
-    forms = re.search(r'<section id="forms">(.*?)</section>', html, re.S).group(1)
-    assert "clmad.lo.u64" in forms and "clmad.hi.u64" in forms and "sm_80" in forms and "9.3" in forms
+    forms_html = re.search(r'<section id="forms">(.*?)</section>', html, re.S).group(1)
+    for m in ("lo", "hi"):
+        row = re.search(rf'<tr data-form="clmad.{m}.u64">(.*?)</tr>', forms_html, re.S).group(1)
+        assert "PTX 9.3" in row and "sm_80" in row and f"{CLMAD}:{line}" in row
+    assert "Verification skipped: ptxas not installed." in forms_html
     assert "d ^= c;" in html and 'id="sass"' not in html
-    assert f'href="{url}"' in html
-    doc["url"] = "javascript:alert(1)"
-    doc["sources"] = [{"what": "x", "file": CLMAD, "url": "javascript:alert(1)"}]
+    assert f'href="{url}"' in html and "Introduced in PTX ISA version 9.3." in html
+    doc["sources"] = [{"file": CLMAD, "url": "javascript:alert(1)"}]
     assert "javascript:" not in re.sub(r"<code>[^<]*</code>", "", site.instruction(doc, Links()).split("<main", 1)[1])
 
 

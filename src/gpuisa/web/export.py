@@ -66,7 +66,11 @@ def _render_names(names: list[str]) -> tuple[int, int, list[list[str]], list[str
     index: list[list[str]] = []
     skipped: list[str] = []
     for name in names:
-        doc = site.catalog.show(name)
+        try:
+            doc = site.catalog.show(name)
+        except GpuisaError as exc:
+            skipped.append(f"{name!r}: {exc}")
+            continue
         lname = doc["name"]
         if not safe_segment(lname):
             skipped.append(f"{lname!r}: not usable as a file name")
@@ -109,6 +113,8 @@ def export_site(catalog_path: Path, out: Path, jobs: int | None = None, progress
             progress("diff pages", i, len(pairs))
 
     names = catalog.names()
+    known = {n.lower() for n in names}
+    names += [n for n in site.ptx_names() if n not in known]  # PTX pages, unless names() already lists them
     jobs = max(1, jobs or min(8, os.cpu_count() or 1))
     chunk = 64
     batches = [names[i:i + chunk] for i in range(0, len(names), chunk)]

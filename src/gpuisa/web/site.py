@@ -259,14 +259,15 @@ class Site:
         return self._members[arch]
 
     def ptx_names(self) -> list[str]:
-        """PTX instruction names when the catalog offers them (a later catalog API), else none."""
+        """PTX instruction names: `Catalog.ptx_names()` when it exists, else the PTX store's reader, else none."""
         fn = getattr(self.catalog, "ptx_names", None)
-        if callable(fn):
-            try:
-                return sorted(n.lower() for n in fn())
-            except GpuisaError:
-                return []
-        return []
+        try:
+            if callable(fn):
+                return sorted({str(n).lower() for n in fn()})
+            from gpuisa.catalog.ptx_store import ptx_names
+        except (ImportError, GpuisaError):
+            return []
+        return sorted({str(n).lower() for n in ptx_names(self.catalog.conn)})
 
     @lru_cache(maxsize=8192)  # noqa: B019 - one Site per catalog, kept for the server's life
     def exists(self, name: str) -> tuple[str, str] | None:
@@ -445,22 +446,24 @@ class Site:
         return {"table": None, "rows": known, "unknown": unknown}
 
     def ptx(self, doc: dict, links: Links) -> str:
+        forms = doc.get("forms") or []
+        structured = bool(forms) and all(isinstance(f, dict) and "form" in f for f in forms)
         ctx = {
             "title": f"{doc['name']} — PTX",
             "doc": doc,
-            "forms": self.table(doc["forms"], links, prefer=(
-                "form", "types", "state_spaces", "modifiers", "documented_version", "documented_sm", "verified_version",
-                "verified_sm", "verified", "operands"), skip=("template", "line", "name", "origin"))
-            if doc.get("forms") else None,
-            "sass": self.table(doc["sass"], links, prefer=("target", "key", "form", "sass", "value", "tool"))
-            if doc.get("sass") else None,
+            "forms": ptx_form_rows(forms) if structured else None,
+            "forms_table": None if structured or not forms else self.table(forms, links, prefer=("form", "types")),
+            "sass": ptx_sass_matrix(forms) if structured else None,
             "paragraphs": paragraphs(doc.get("description") or ""),
             "notes": paragraphs(doc.get("notes") or "") if isinstance(doc.get("notes"), str) else [],
+            "isa_notes": [n for key in ("ptx_isa_notes", "target_isa_notes") for n in doc.get(key) or []
+                          if isinstance(n, dict) and n.get("text")],
             "examples": self.examples(doc.get("examples"), links),
             "equivalents": self.table(doc.get("equivalents") or doc.get("related_amd"), links,
-                                      prefer=("concept", "level", "amd", "name", "note", "notes"))
+                                      prefer=("concept", "level", "amd", "name", "arch", "restrictions", "note"))
             if doc.get("equivalents") or doc.get("related_amd") else None,
-            "errata": doc.get("errata") or [],
+            "errata": [e for e in doc.get("errata") or [] if isinstance(e, dict)],
+            "releases": [r for r in doc.get("releases") or [] if isinstance(r, dict)],
         }
         return self.render("ptx.html", links, **ctx)
 
@@ -506,6 +509,49 @@ def _stem(name: str) -> str:
     """'v_sad_u32' -> 'v_sad'; PTX 'mbarrier.arrive' -> 'mbarrier'."""
     parts = re.split(r"[_.]", name.lower())
     return "_".join(parts[:2]) if "_" in name else parts[0]
+
+
+def _sm_key(target: str) -> tuple[int, str]:
+    digits = re.sub(r"\D", "", target)
+    return (int(digits) if digits else 0, target)
+
+
+def ptx_form_rows(forms: list[dict]) -> list[dict]:
+    """One row per PTX form: what the manual documents next to what ptxas verified, and whether they agree."""
+    rows = []
+    for f in forms:
+        doc = f.get("documented") if isinstance(f.get("documented"), dict) else None
+        ver = f.get("verified") if isinstance(f.get("verified"), dict) else None
+        doc_v, doc_sm = (doc.get("ptx_version"), _scalar(doc.get("sm"))) if doc else (None, "")
+        ver_v, ver_sm = (ver.get("ptx_version"), _scalar(ver.get("sm"))) if ver else (None, "")
+        status = str(ver.get("status") or "") if ver else ""
+        disagree = bool(doc and ver and status == "verified" and (doc_v != ver_v or (doc_sm and doc_sm != ver_sm)))
+        sass = f.get("sass") if isinstance(f.get("sass"), dict) else {}
+        rows.append({
+            "form": str(f.get("form", "")), "types": _scalar(f.get("types")), "spaces": _scalar(f.get("state_spaces")),
+            "in_manual": f.get("in_manual", True) is not False,
+            "doc_version": doc_v or "", "doc_sm": doc_sm, "status": status, "status_class": slug(status or "none"),
+            "ver_version": ver_v or "", "ver_sm": ver_sm, "message": str(ver.get("message") or "") if ver else "",
+            "feature_version": str(ver.get("feature_version") or "") if ver else "",
+            "sass_targets": sorted(sass, key=_sm_key), "disagree": disagree,
+            "where": cite(f["source"]) if isinstance(f.get("source"), dict) and f["source"].get("file") else "",
+        })
+    return rows
+
+
+def ptx_sass_matrix(forms: list[dict]) -> dict | None:
+    """SASS opcodes per form (rows) and sm target (columns), as cuobjdump listed them."""
+    targets: set[str] = set()
+    rows = []
+    for f in forms:
+        sass = f.get("sass") if isinstance(f.get("sass"), dict) else {}
+        if sass:
+            targets.update(sass)
+            rows.append((str(f.get("form", "")), {t: _scalar(ops).replace(", ", " ") for t, ops in sass.items()}))
+    if not rows:
+        return None
+    cols = sorted(targets, key=_sm_key)
+    return {"targets": cols, "rows": [{"form": form, "cells": [cells.get(t, "") for t in cols]} for form, cells in rows]}
 
 
 def paragraphs(text: str) -> list[str]:
