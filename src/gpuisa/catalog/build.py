@@ -164,11 +164,11 @@ def _verify_llvm(corpus, progress: Progress | None, notes: list[str]):
     for neg in corpus.negatives:
         for name in mnemonics(neg.input):
             negatives.setdefault(name, []).append(neg)
-    verdicts = []
-    for i, target in enumerate(ALL_TARGETS):
-        verdicts += verify_support(by_name, [target], negatives=negatives, tool=tool, per_name=2)
-        if progress:
-            progress("llvm-mc verification (targets)", i + 1, len(ALL_TARGETS))
+    if progress:
+        progress("llvm-mc verification", 0, 1)
+    verdicts = verify_support(by_name, ALL_TARGETS, negatives=negatives, tool=tool, per_name=2)
+    if progress:
+        progress("llvm-mc verification", 1, 1)
     return verdicts, tool.label
 
 
