@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,13 +48,17 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_ready(url: str, timeout: float = 120) -> None:
+def wait_ready(url: str, proc: subprocess.Popen, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"server for {url} exited: {proc.stderr.read().decode(errors='replace') if proc.stderr else ''}")
         try:
             with urllib.request.urlopen(url, timeout=2) as r:
                 if r.status == 200:
                     return
+        except urllib.error.HTTPError as exc:
+            raise SystemExit(f"{url} answered {exc.code}: {exc.read()[:300]!r}") from None
         except OSError:
             time.sleep(0.2)
     raise SystemExit(f"server at {url} did not come up")
@@ -63,7 +68,7 @@ def wait_ready(url: str, timeout: float = 120) -> None:
 def process(cmd: list[str], ready_url: str, cwd: Path | None = None) -> Iterator[None]:
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        wait_ready(ready_url)
+        wait_ready(ready_url, proc)
         yield
     finally:
         proc.terminate()

@@ -382,3 +382,21 @@ def test_every_link_on_a_page_resolves(client):
         for href in sorted(h for h in hrefs if h):
             r = client.get(href)
             assert r.status_code == 200, (url, href, r.status_code)
+
+
+def test_a_damaged_catalog_gives_a_clear_500_not_a_traceback(catalog_path: Path, tmp_path: Path):
+    import shutil
+
+    from fastapi.testclient import TestClient
+
+    from gpuisa.web.app import create_app
+
+    damaged = tmp_path / "damaged.sqlite"
+    shutil.copy(catalog_path, damaged)
+    with sqlite3.connect(damaged) as conn:
+        conn.execute("DROP TABLE errata")
+    c = TestClient(create_app(damaged), raise_server_exceptions=False)
+    page = c.get("/amd/v_sad_u32")
+    assert page.status_code == 500 and "rebuild it with" in page.text and "Traceback" not in page.text
+    api = c.get("/api/instruction/v_sad_u32")
+    assert api.status_code == 500 and "gpuisa build" in api.json()["error"]

@@ -41,6 +41,10 @@ def serve(host: Annotated[str, typer.Option(help="Address to listen on.")] = "12
     from gpuisa.web.app import create_app
 
     app = create_app(path, cache_size=cache)
+    import gc
+
+    gc.collect()
+    gc.freeze()  # the catalog indexes live for the whole run: keep them out of every later GC pass (shorter pauses)
     print(f"gpuisa: serving {path} at http://{host}:{port}/ (API: /api/, OpenAPI: /openapi.json); Ctrl-C stops")
     uvicorn.run(app, host=host, port=port, access_log=False, log_level="warning", server_header=False)
 

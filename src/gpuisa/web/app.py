@@ -10,6 +10,7 @@ read into memory at start and served from a fixed table.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -182,6 +183,14 @@ def create_app(catalog_path: Path, cache_size: int = 4096) -> CachedApp:
         if is_api(request):
             return _error_json(404, str(exc), suggestions=exc.suggestions)
         return _html(site.not_found(links, exc), 404)
+
+    @app.exception_handler(sqlite3.DatabaseError)
+    async def catalog_error(request: Request, exc: sqlite3.DatabaseError) -> Response:
+        message = (f"the catalog {catalog_path} cannot answer this ({exc}); it may be from another gpuisa version: "
+                   "rebuild it with `gpuisa build`")
+        if is_api(request):
+            return _error_json(500, message)
+        return _html(site.error_page(links, 500, message), 500)
 
     @app.exception_handler(GpuisaError)
     async def gpuisa_error(request: Request, exc: GpuisaError) -> Response:

@@ -487,7 +487,7 @@ class Site:
                            results=results, error=error)
 
     def error_page(self, links: Links, status: int, message: str, suggestions: list[tuple[str, str]] | None = None) -> str:
-        titles = {400: "Bad request", 404: "Not found"}
+        titles = {400: "Bad request", 404: "Not found", 500: "Catalog error"}
         return self.render("error.html", links, title=titles.get(status, "Error"), status=status, message=message,
                            suggestions=suggestions or [])
 
