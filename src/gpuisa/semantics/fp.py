@@ -1,0 +1,184 @@
+"""IEEE floating point on numpy lanes: formats, bit casts, exact conversions and fused multiply-add.
+
+numpy rounds each float16/32/64 operation to nearest-even in the operand format, which is the
+manuals' default; what numpy lacks is fma and bfloat16, added here without double rounding:
+a result is first rounded to odd in float64, then to the narrow format (exact when float64
+has at least two more bits than the target, Boldo & Melquiond). float64 fma is done exactly on
+Python integers per lane.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+U64 = np.uint64
+DTYPES = {16: np.float16, 32: np.float32, 64: np.float64}
+UINTS = {16: np.uint16, 32: np.uint32, 64: np.uint64}
+# (exponent bits, mantissa bits) per format
+LAYOUT = {("f", 16): (5, 10), ("f", 32): (8, 23), ("f", 64): (11, 52), ("bf", 16): (8, 7)}
+
+
+def storage_dtype(kind: str, width: int) -> type:
+    """numpy dtype that holds a value of this float format (bf16 lives in float32)."""
+    return np.float32 if kind == "bf" else DTYPES[width]
+
+
+def bits_to_float(bits: np.ndarray, kind: str, width: int) -> np.ndarray:
+    """Reinterpret the low `width` bits of uint64 lanes as a float format."""
+    if kind == "bf":
+        return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
+    return bits.astype(UINTS[width]).view(DTYPES[width])
+
+
+def float_to_bits(x: np.ndarray, kind: str, width: int) -> np.ndarray:
+    """Bit pattern of float lanes as uint64."""
+    if kind == "bf":
+        return (round_to_bf16(x).view(np.uint32) >> np.uint32(16)).astype(U64)
+    return np.ascontiguousarray(x, dtype=DTYPES[width]).view(UINTS[width]).astype(U64)
+
+
+def round_to_odd_f64(exact_hi: np.ndarray, err: np.ndarray) -> np.ndarray:
+    """Given s = RN(x) and the error x - s, return x rounded to odd in float64."""
+    bits = exact_hi.view(np.int64)
+    even = (bits & 1) == 0
+    inexact = err != 0
+    with np.errstate(all="ignore"):
+        toward = np.nextafter(exact_hi, np.where(err > 0, np.inf, -np.inf))
+    fix = inexact & even & np.isfinite(exact_hi)
+    return np.where(fix, toward, exact_hi)
+
+
+def to_odd_f32(x64: np.ndarray) -> np.ndarray:
+    """float64 -> float32 rounded to odd, so a later round to bf16 is a single rounding."""
+    with np.errstate(all="ignore"):
+        f = x64.astype(np.float32)
+        back = f.astype(np.float64)
+        inexact = (back != x64) & np.isfinite(x64) & np.isfinite(f)
+        bits = f.view(np.int32)
+        even = (bits & 1) == 0
+        toward = np.nextafter(f, np.where(x64 > back, np.float32(np.inf), np.float32(-np.inf)))
+    return np.where(inexact & even, toward, f)
+
+
+def round_to_bf16(x: np.ndarray) -> np.ndarray:
+    """Round float32 lanes to the bfloat16 grid, nearest-even; NaNs stay NaN (quieted)."""
+    x = np.asarray(x, dtype=np.float32)
+    b = x.view(np.uint32).astype(np.uint64)
+    rounded = (b + np.uint64(0x7FFF) + ((b >> np.uint64(16)) & np.uint64(1))) & np.uint64(0xFFFF0000)
+    nan = np.isnan(x)
+    rounded = np.where(nan, (b | np.uint64(0x00400000)) & np.uint64(0xFFFF0000), rounded)
+    return rounded.astype(np.uint32).view(np.float32)
+
+
+def convert(x: np.ndarray, src: tuple[str, int], dst: tuple[str, int]) -> np.ndarray:
+    """Value conversion between float formats, rounding to nearest-even once."""
+    if src == dst:
+        return x
+    with np.errstate(all="ignore"):
+        if dst[0] == "bf":
+            x64 = np.asarray(x, dtype=np.float64)
+            return round_to_bf16(to_odd_f32(x64))
+        return np.asarray(x, dtype=np.float64 if src[0] == "bf" else x.dtype).astype(DTYPES[dst[1]])
+
+
+def from_python(value: float, kind: str, width: int, n: int) -> np.ndarray:
+    """Lanes holding a Python float converted (rounded once) to a format."""
+    arr = np.full(n, value, dtype=np.float64)
+    return convert(arr, ("f", 64), (kind, width))
+
+
+def int_to_float(ints: np.ndarray, signed_values: np.ndarray | None, kind: str, width: int) -> np.ndarray:
+    """Integer lanes (object array of Python ints) -> float format, correctly rounded."""
+    vals = [int(v) for v in (signed_values if signed_values is not None else ints)]
+    out64 = np.array([float(Fraction(v)) if abs(v) < (1 << 1000) else float("inf") for v in vals], dtype=np.float64)
+    if width == 64 and kind == "f":
+        return out64
+    # float(int) rounds once to float64; re-round from the exact integer to stay single-rounded
+    exact = np.array([Fraction(v) - Fraction(f) if np.isfinite(f) else 0 for v, f in zip(vals, out64, strict=True)])
+    err = np.array([float(e) for e in exact], dtype=np.float64)
+    odd = round_to_odd_f64(out64, err)
+    return convert(odd, ("f", 64), (kind, width))
+
+
+def float_to_int(x: np.ndarray, signed: bool, width: int) -> list[int]:
+    """Truncate toward zero and saturate to the integer range; NaN gives 0 (AMD's rule)."""
+    lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+    out = []
+    for v in np.asarray(x, dtype=np.float64):
+        if np.isnan(v):
+            out.append(0)
+        elif v == np.inf:
+            out.append(hi)
+        elif v == -np.inf:
+            out.append(lo)
+        else:
+            out.append(max(lo, min(hi, int(v))))
+    return out
+
+
+def _fma_exact64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    out = np.empty(a.shape, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        naive = a * b + c
+    for i, (x, y, z) in enumerate(zip(a.tolist(), b.tolist(), c.tolist(), strict=True)):
+        if not (np.isfinite(x) and np.isfinite(y) and np.isfinite(z)):
+            out[i] = naive[i]
+            continue
+        exact = Fraction(x) * Fraction(y) + Fraction(z)
+        if exact == 0:
+            # IEEE: exact zero sum takes +0 unless both addends are -0
+            prod_neg = (np.signbit(x) != np.signbit(y))
+            out[i] = -0.0 if (prod_neg and np.signbit(z)) else 0.0
+            continue
+        out[i] = _round_fraction_f64(exact)
+    return out
+
+
+def _round_fraction_f64(q: Fraction) -> float:
+    """Round an exact rational to the nearest float64 (ties to even), with overflow to inf."""
+    try:
+        return float(q)  # Fraction.__float__ is correctly rounded (int / int true division)
+    except OverflowError:
+        return float("inf") if q > 0 else float("-inf")
+
+
+def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray, kind: str, width: int) -> np.ndarray:
+    """Fused a*b+c rounded once to the operands' format."""
+    if kind == "f" and width == 64:
+        return _fma_exact64(np.asarray(a, np.float64), np.asarray(b, np.float64), np.asarray(c, np.float64))
+    a64, b64, c64 = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        p = a64 * b64  # exact: 2 * 24 bits < 53
+        s = p + c64
+        bb = s - p
+        err = (p - (s - bb)) + (c64 - bb)  # TwoSum error term
+        err = np.where(np.isfinite(s), err, 0.0)
+        odd = round_to_odd_f64(s, err)
+        # keep IEEE signed-zero rules of the exact sum
+        odd = np.where((s == 0) & (err == 0), p + c64, odd)
+    return convert(odd, ("f", 64), (kind, width))
+
+
+def frac_bits(kind: str, width: int) -> int:
+    return LAYOUT[(kind, width)][1]
+
+
+def exp_bits(kind: str, width: int) -> int:
+    return LAYOUT[(kind, width)][0]
+
+
+def is_signaling(bits: np.ndarray, kind: str, width: int) -> np.ndarray:
+    """NaN with the quiet bit (top mantissa bit) clear."""
+    e, m = LAYOUT[(kind, width)]
+    exp = (bits >> U64(m)) & U64((1 << e) - 1)
+    mant = bits & U64((1 << m) - 1)
+    quiet = (bits >> U64(m - 1)) & U64(1)
+    return (exp == U64((1 << e) - 1)) & (mant != 0) & (quiet == 0)
+
+
+def quiet_bits(bits: np.ndarray, kind: str, width: int) -> np.ndarray:
+    """Set the quiet bit of NaN lanes."""
+    _, m = LAYOUT[(kind, width)]
+    return bits | U64(1 << (m - 1))
