@@ -266,6 +266,11 @@ CASES = [
     c("v_med3_i32", 3345, ABC, lambda S0, S1, S2: {"D": sorted((s32(S0), s32(S1), s32(S2)))[1]}, arch="vega"),
     c("s_absdiff_i32", 2549, AB, lambda S0, S1: {"D": s32(abs(s32(s32(S0) - s32(S1))))}, arch="vega"),
     c("s_bcnt1_i32_b32", 2603, {"S0": U32}, lambda S0: {"D": popcount(S0), "SCC": int(S0 != 0)}, arch="vega"),
+    # the older notation relies on exact intermediates: S0.u + S1.u >= 0x100000000ULL, (S0.u * S1.u) >> 32
+    c("v_add_co_u32", 2841, AB, lambda S0, S1: {"D": (S0 + S1) & M32, "VCC": (S0 + S1) >> 32}, arch="vega"),
+    c("s_add_u32", 2507, AB, lambda S0, S1: {"D": (S0 + S1) & M32, "SCC": (S0 + S1) >> 32}, arch="vega"),
+    c("s_mul_hi_u32", 2551, AB, lambda S0, S1: {"D": (S0 * S1) >> 32}, arch="vega"),
+    c("v_mul_hi_u32", 3404, AB, lambda S0, S1: {"D": (S0 * S1) >> 32}, arch="vega"),
 ]
 
 

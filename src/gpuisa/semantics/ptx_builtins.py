@@ -12,8 +12,7 @@ from typing import Any
 from lark import Tree
 
 from gpuisa.semantics.builtins import builtin
-from gpuisa.semantics.interp import ArrayVal
-from gpuisa.semantics.types import TV
+from gpuisa.semantics.types import TV, ArrayVal
 
 
 @builtin("ReadByte")

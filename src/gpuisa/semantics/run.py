@@ -123,6 +123,7 @@ def _run(text: str, inputs: dict[str, Any], style: str, lanes: int, *, where: st
     mach = dict(MACHINE_DEFAULTS if machine is None else machine)
     lane_ids = np.arange(lanes, dtype=np.uint64) if lanes > 1 else None
     ip = Interp(dom, builtins=Builtins(), resolver=resolver, where=where, machine=mach, lane_ids=lane_ids)
+    ip.exact_table = style == "table"
     optype = operand_type_of(name) if name else None
     if optype is not None:
         mach.setdefault("opcode_size_in_bits", optype[1])

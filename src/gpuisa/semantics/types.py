@@ -9,7 +9,7 @@ width with every value is what lets the evaluator wrap exactly where the manual'
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 INT_KINDS = frozenset({"u", "i", "b"})
@@ -86,3 +86,20 @@ def operand_type_of(name: str) -> tuple[str, int] | None:
     if kind == "bf":
         return ("bf", 16) if width == 16 else None
     return kind, width
+
+
+@dataclass
+class Lambda:
+    """A lambda / `NAME(x, y) := expr` definition: an expression, or statements with return."""
+
+    params: list[str]
+    body: Any
+    block: bool
+
+
+@dataclass
+class ArrayVal:
+    """`declare in : 8'B[8]` (fixed element type) or a PTX array made by element writes."""
+
+    elem: tuple[str, int]
+    items: list[TV] = field(default_factory=list)
