@@ -148,8 +148,8 @@ def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray, kind: str, width: int) -> n
     """Fused a*b+c rounded once to the operands' format."""
     if kind == "f" and width == 64:
         return _fma_exact64(np.asarray(a, np.float64), np.asarray(b, np.float64), np.asarray(c, np.float64))
-    a64, b64, c64 = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
     with np.errstate(all="ignore"):
+        a64, b64, c64 = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
         p = a64 * b64  # exact: 2 * 24 bits < 53
         s = p + c64
         bb = s - p
