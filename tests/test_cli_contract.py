@@ -76,3 +76,19 @@ def test_identifier_split_field():
     enc = Encoding("x", "X", 32, (Field("OP", ((31, 30), (3, 0))),), Provenance("test", "t"))
     assert identifier(enc, 0b101101) == (0b10 << 30) | 0b1101
     assert identifier(enc, 1 << 6) is None   # does not fit the field
+
+
+def test_equivalents_on_the_page(catalog):
+    # the seed page of v_sad_u32 names PTX sad; here the level comes with its evidence
+    eq = catalog.show("v_sad_u32", "rdna3")["equivalents"]
+    sad = [e for e in eq if e["ptx"] == "sad.u32" and e["arch"] == "rdna3"]
+    assert sad and sad[0]["level"] == "equivalent" and sad[0]["evidence"]["kind"] == "proved"
+
+
+def test_eval_reads_the_catalog(catalog_path):
+    import os
+
+    env = {**os.environ, "GPUISA_CATALOG": str(catalog_path)}
+    out = subprocess.run([sys.executable, "-m", "gpuisa", "eval", "v_sad_u32", "--arch", "rdna3", "S0=5", "S1=3", "S2=10"],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0 and "D0 = 12" in out.stdout

@@ -86,7 +86,7 @@ def read_manuals(sources: Path, progress: Progress | None = None, jobs: int = 2)
 
 
 def build(sources: Path, target: Path, progress: Progress | None = None, jobs: int = 2,
-          verify: bool = False) -> BuildReport:
+          verify: bool = False, equivalents: bool = True) -> BuildReport:
     """Build the catalog at `target` from `sources`; atomic replace at the end.
 
     verify: also assemble representative examples with llvm-mc on targets the tests do not cover
@@ -117,6 +117,18 @@ def build(sources: Path, target: Path, progress: Progress | None = None, jobs: i
             from gpuisa.catalog.llvm_stage import write_llvm
 
             llvm_report = write_llvm(conn, corpus, manuals, merged, verdicts, tool_label)
+        if equivalents:
+            from gpuisa.catalog.crossref_stage import write_equivalents
+
+            if progress:
+                progress("cross-vendor equivalents", 0, 1)
+            summary = write_equivalents(conn, manuals, notes)
+            if progress:
+                progress("cross-vendor equivalents", 1, 1)
+            if summary:
+                notes.append("equivalents: {mappings} mappings, {proved} proved, {tested} tested, {curated} curated, "
+                             "{counterexample} refuted ({seconds} s{cached})".format(
+                                 **{**summary, "cached": ", cached" if summary.get("cached") else ""}))
         conn.execute("INSERT INTO search_fts(search_fts) VALUES ('optimize')")
         conn.commit()
         conn.execute("PRAGMA journal_mode=DELETE")

@@ -129,8 +129,11 @@ def merge(manuals: list[ManualData], candidates: dict[str, tuple[str, str]] | No
             by_name.setdefault(e.name, []).append(e)
         docs: dict[str, InstructionDoc] = {}
         for d in data.docs:
-            # first doc wins (the instruction's own section); VOP3 repeats of VOP1 text come later
-            docs.setdefault(d.name, d)
+            # the first doc with pseudocode wins (the instruction's own section; VOP3 repeats of
+            # VOP1 text come later), else the first doc
+            prev = docs.get(d.name)
+            if prev is None or (not prev.pseudocode.strip() and d.pseudocode.strip()):
+                docs[d.name] = d
         for name in sorted(set(by_name) | set(docs)):
             key = _follow(name, renames)
             mi = merged.setdefault(key, MergedInstruction(key))

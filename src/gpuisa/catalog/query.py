@@ -15,7 +15,7 @@ from gpuisa.archs import BY_KEY, newest_first, resolve_arch
 from gpuisa.catalog.merge import layout_diff
 from gpuisa.catalog.schema import SCHEMA_VERSION
 from gpuisa.errors import CatalogError, GpuisaError, NotFoundError
-from gpuisa.model import Encoding, Field, Provenance
+from gpuisa.model import Encoding, Field, InstructionDoc, Provenance
 from gpuisa.sources.amd_names import canonical_instruction
 
 _FTS_SAFE = re.compile(r"[^\w.]+", re.UNICODE)
@@ -125,6 +125,7 @@ class Catalog:
             "errata": self.errata(key),
             "examples": self.examples(key, arch_key),
             "targets": self.targets(key),
+            "equivalents": self.equivalents(key.lower(), "amd"),
             "sources": self._sources(key, arch_key, prov, encodings),
         }
         return doc
@@ -148,6 +149,26 @@ class Catalog:
             if target not in ex["targets"]:
                 ex["targets"].append(target)
         return list(merged.values())
+
+    def instruction_docs(self, arch: str) -> dict[str, list[InstructionDoc]]:
+        """Manual text of every instruction of one arch, by manual name and by catalog key
+        (what the semantics evaluator needs, without reading the manual again)."""
+        out: dict[str, list[InstructionDoc]] = {}
+        for key, manual_name, section, desc, sem, notes, style, prov in self.conn.execute(
+                "SELECT name, manual_name, section, description, semantics, notes, style, provenance FROM instr_arch"
+                " WHERE arch=?", (arch,)):
+            p = json.loads(prov) if prov else {"source": "amd-manual", "file": ""}
+            doc = InstructionDoc(arch, manual_name, section, None, desc, sem, notes, style, Provenance(**p))
+            out.setdefault(manual_name, []).append(doc)
+            if key != manual_name:
+                out.setdefault(key, []).append(doc)
+        return out
+
+    def equivalents(self, name: str, vendor: str) -> list[dict]:
+        """PTX <-> AMD mappings with level, restrictions, sequence and evidence (proved / tested / curated)."""
+        row = self.conn.execute("SELECT mappings FROM equivalents WHERE name=? AND vendor=?",
+                                (name.lower(), vendor)).fetchone()
+        return json.loads(row[0]) if row else []
 
     def targets(self, key: str) -> dict[str, dict]:
         """Verdict per gfx target of every known arch: supported / not supported / inconclusive / unknown."""

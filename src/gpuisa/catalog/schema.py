@@ -1,6 +1,6 @@
 """SQLite schema of the catalog. Bump SCHEMA_VERSION on any change; readers refuse other versions."""
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 SCHEMA = """
 PRAGMA journal_mode=OFF;
@@ -42,6 +42,8 @@ CREATE TABLE targets(
 CREATE TABLE agreement(
   arch TEXT NOT NULL, encoding TEXT NOT NULL, checked INTEGER NOT NULL, agree INTEGER NOT NULL,
   examples_checked INTEGER NOT NULL, examples_agree INTEGER NOT NULL, PRIMARY KEY(arch, encoding));
+CREATE TABLE equivalents(name TEXT NOT NULL, vendor TEXT NOT NULL, mappings TEXT NOT NULL,
+  PRIMARY KEY(name, vendor));
 CREATE VIRTUAL TABLE search_fts USING fts5(
   name, vendor, arch, summary, body, tokenize="unicode61 tokenchars '._'");
 """

@@ -9,6 +9,8 @@ lookup can replace `_docs()` without changing callers.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -39,6 +41,18 @@ def manual_path(arch: str, sources: Path | None = None) -> Path:
 
 @lru_cache(maxsize=16)
 def _docs(arch: str, sources: str = "") -> dict[str, list[InstructionDoc]]:
+    """The catalog's copy of the manual text when a catalog exists; else the manual itself."""
+    if not sources:
+        from gpuisa.errors import CatalogError
+        from gpuisa.paths import default_catalog
+
+        if default_catalog().is_file():
+            from gpuisa.catalog.query import Catalog
+
+            try:
+                return Catalog(default_catalog()).instruction_docs(arch)
+            except CatalogError:
+                pass   # an old or damaged catalog: read the manual instead
     from gpuisa.sources.amd_manual import read_manual
 
     path = manual_path(arch, Path(sources) if sources else None)
@@ -51,9 +65,27 @@ def _docs(arch: str, sources: str = "") -> dict[str, list[InstructionDoc]]:
     return out
 
 
+_BUILDING: dict[str, dict[str, list[InstructionDoc]]] | None = None
+
+
+@contextmanager
+def docs_from(docs_by_arch: dict[str, dict[str, list[InstructionDoc]]]) -> Iterator[None]:
+    """Use these docs (the manuals a catalog build has just read) instead of any catalog on disk:
+    the build must not evaluate against the catalog it is replacing."""
+    global _BUILDING
+    previous, _BUILDING = _BUILDING, docs_by_arch
+    try:
+        yield
+    finally:
+        _BUILDING = previous
+
+
 def arch_docs(arch: str, sources: Path | None = None) -> dict[str, list[InstructionDoc]]:
     """All instruction docs of one architecture's manual, by upper-case name."""
-    return _docs(resolve_arch(arch).key, str(sources or ""))
+    key = resolve_arch(arch).key
+    if _BUILDING is not None and key in _BUILDING:
+        return _BUILDING[key]
+    return _docs(key, str(sources or ""))
 
 
 def _pick(docs: list[InstructionDoc]) -> InstructionDoc | None:
