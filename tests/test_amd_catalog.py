@@ -169,3 +169,17 @@ def test_compare_templates_expand_only_into_real_table_entries(catalog):
     # V_CMPS_* belongs to older GCN: the template exists in vega's manual but no opcode table has it
     with pytest.raises(Exception, match="unknown instruction"):
         catalog.show("v_cmps_lt_f64", "vega")
+
+
+def test_lost_heading_recovered_from_the_opcode_table(catalog):
+    # rdna3:15606 heads V_MED3_F32 543; its text runs on with "Return median signed integer value of three
+    # inputs." (15622) and a second Expression block (15625), with no V_MED3_I32 heading; the VOP3 opcode
+    # table has V_MED3_I32 at 544. The reader names the orphaned block from the table.
+    assert "V\\_MED3\\_F32 543" in manual_line("rdna3", 15606)
+    assert manual_line("rdna3", 15622) == "Return median signed integer value of three inputs."
+    doc = catalog.show("v_med3_i32", "rdna3")
+    assert doc["description"] == "Return median signed integer value of three inputs."
+    assert doc["semantics"].startswith("if v_max3_i32(S0.i, S1.i, S2.i) == S0.i then")
+    assert "heading lost in conversion" in doc["sources"][0]["section"]
+    f32 = catalog.show("v_med3_f32", "rdna3")["semantics"]
+    assert "v_max3_i32" not in f32

@@ -353,6 +353,7 @@ def _read_opcode_rows(b: Block, enc: str, data: ManualData, section: str) -> Non
 def _read_instructions(blocks: list[Block], data: ManualData) -> None:
     section = ""
     compare_ops: Block | None = None
+    lost: list[tuple[InstructionDoc, _Segment, int]] = []
     blocks = _split_embedded_tables(blocks)
     i, n = 0, len(blocks)
     while i < n:
@@ -365,7 +366,7 @@ def _read_instructions(blocks: list[Block], data: ManualData) -> None:
                 continue
             hm = _INSTR_HEADING.match(_clean_heading(b.text))
             if hm:
-                i = _read_headed(blocks, i, hm.group(1), int(hm.group(2)), section, data)
+                i = _read_headed(blocks, i, hm.group(1), int(hm.group(2)), section, data, lost)
                 continue
         elif b.kind == "table" and _is_desc_table(b.header):
             _read_desc_table(b, section, data)
@@ -374,6 +375,7 @@ def _read_instructions(blocks: list[Block], data: ManualData) -> None:
         elif b.kind == "table" and _is_compare_template(b.header) and compare_ops is not None:
             _expand_compare_templates(b, compare_ops, section, data)
         i += 1
+    _name_lost_headings(data, lost)
 
 
 def _check_template_docs(data: ManualData) -> None:
@@ -439,15 +441,31 @@ def _clean_heading(text: str) -> str:
     return re.sub(r"\s+", " ", text.replace("\\", "").replace("*", "")).strip()
 
 
-def _read_headed(blocks: list[Block], start: int, name: str, opcode: int, section: str, data: ManualData) -> int:
-    """Read one per-instruction heading and what follows it; return the index after it."""
-    desc: list[str] = []
-    code: list[str] = []
-    notes: list[str] = []
+@dataclass(slots=True)
+class _Segment:
+    """Text under one instruction heading; a heading lost in conversion starts a second segment."""
+
+    line: int
+    desc: list[str]
+    code: list[str]
+    notes: list[str]
+    prose_since_code: int = 0
+
+
+def _read_headed(blocks: list[Block], start: int, name: str, opcode: int, section: str, data: ManualData,
+                 lost: list[tuple[InstructionDoc, _Segment, int]]) -> int:
+    """Read one per-instruction heading and what follows it; return the index after it.
+
+    A prose paragraph followed by a second code block, after this heading already had code, is
+    the next instruction whose heading the conversion dropped (rdna3: V_MED3_I32's text sits
+    under V_MED3_F32). Such segments go to `lost`, to be named from the opcode table later.
+    """
+    segs = [_Segment(blocks[start].line, [], [], [])]
     part = "desc"
     i = start + 1
     while i < len(blocks):
         b = blocks[i]
+        cur = segs[-1]
         if b.kind == "heading":
             title = _clean_heading(b.text)
             if _INSTR_HEADING.match(title) or _NUMBERED.match(b.text) or _CHAPTER.match(b.text):
@@ -458,27 +476,85 @@ def _read_headed(blocks: list[Block], start: int, name: str, opcode: int, sectio
             elif low in ("notes", "note"):
                 part = "notes"
             else:
-                (notes if part == "notes" else desc).append(title)
+                (cur.notes if part == "notes" else cur.desc).append(title)
             i += 1
             continue
         text = _block_text(b)
-        if b.kind == "code" and part != "notes":
-            code.append(text)
-        elif part == "notes":
-            notes.append(text)
-        elif part == "code":
+        if b.kind == "code":
+            if cur.code and cur.prose_since_code and cur.notes and "=" in text:
+                desc = [cur.notes.pop()]
+                while cur.notes and desc[0][:1].islower():   # a description split at a page break
+                    desc.insert(0, cur.notes.pop())
+                segs.append(_Segment(b.line, desc, [text], []))
+                part = "code"
+            elif part == "notes":
+                cur.notes.append(text)
+            else:
+                cur.code.append(text)
+                cur.prose_since_code = 0
+        elif part in ("notes", "code") or cur.code:
             # prose after an expression block (e.g. page-break leftovers) belongs with notes
-            notes.append(text)
+            cur.notes.append(text)
+            cur.prose_since_code += 1
         else:
-            desc.append(text)
+            cur.desc.append(text)
         i += 1
-    data.docs.append(InstructionDoc(
-        arch=data.arch, name=name, section=section, opcode=opcode,
-        description="\n\n".join(t for t in desc if t), pseudocode="\n".join(code).strip(),
-        notes="\n\n".join(t for t in notes if t), style="headed",
-        provenance=_prov(data, blocks[start].line, section),
-    ))
+    first = segs[0]
+    doc = _headed_doc(data, name, opcode, section, first, _prov(data, blocks[start].line, section))
+    data.docs.append(doc)
+    lost.extend((doc, seg, k) for k, seg in enumerate(segs[1:], 1))
     return i
+
+
+def _headed_doc(data: ManualData, name: str, opcode: int | None, section: str, seg: _Segment,
+                prov: Provenance) -> InstructionDoc:
+    return InstructionDoc(
+        arch=data.arch, name=name, section=section, opcode=opcode,
+        description="\n\n".join(t for t in seg.desc if t), pseudocode="\n".join(seg.code).strip(),
+        notes="\n\n".join(t for t in seg.notes if t), style="headed", provenance=prov)
+
+
+_NAME_TYPE = re.compile(r"_([UIFB])(8|16|32|64)(?=_|$)")
+
+
+def _types_agree(name: str, code: list[str]) -> bool:
+    """The pseudocode uses every data type the name carries (V_SEXT_I32_I8: .i32 and .i8), so an
+    example or a field table that follows a lost heading is not taken for its pseudocode."""
+    wanted = {(k.lower(), w) for k, w in _NAME_TYPE.findall(name)}
+    text = "\n".join(code)
+    if not wanted:
+        return False
+    for kind, width in wanted:
+        kinds = {"u": "ub", "b": "bu", "i": "i", "f": "f"}[kind]
+        typed = any(f".{k}{width}" in text for k in kinds)
+        untyped = width == "32" and any(re.search(rf"\.{k}\b", text) for k in kinds)  # older `.u` = 32 bits
+        if not (typed or untyped):
+            return False
+    return True
+
+
+def _name_lost_headings(data: ManualData, lost: list[tuple[InstructionDoc, _Segment, int]]) -> None:
+    """Name each lost-heading segment from the opcode table: the k-th segment after instruction A
+    is the instruction with opcode A+k in A's encodings, if that one has no heading of its own.
+    Otherwise the text goes back to A's notes, as the manual shows it."""
+    documented = {d.name for d in data.docs}
+    position = {id(d): i for i, d in enumerate(data.docs)}
+    for doc, seg, k in lost:
+        encs = {e.encoding for e in data.opcodes if e.name == doc.name and e.opcode == doc.opcode}
+        candidates = sorted({e.name for e in data.opcodes
+                             if e.encoding in encs and e.opcode == (doc.opcode or 0) + k and e.name not in documented})
+        if len(candidates) == 1 and seg.desc and seg.desc[0][:1].isupper() and _types_agree(candidates[0], seg.code):
+            name = candidates[0]
+            documented.add(name)
+            prov = _prov(data, seg.line, f"{doc.section}; heading lost in conversion, named from the opcode table "
+                                         f"({sorted(encs)[0]} opcode {(doc.opcode or 0) + k})")
+            data.docs.append(_headed_doc(data, name, (doc.opcode or 0) + k, doc.section, seg, prov))
+            data.skips.append(Skip(data.file, seg.line, f"recovered {name}: its heading was lost; text followed {doc.name}"))
+        else:
+            idx = position[id(doc)]
+            current = data.docs[idx]
+            extra = "\n\n".join([*seg.desc, *seg.code, *seg.notes])
+            data.docs[idx] = InstructionDoc(**{**_doc_dict(current), "notes": (current.notes + "\n\n" + extra).strip()})
 
 
 def _block_text(b: Block) -> str:
