@@ -20,6 +20,8 @@ from gpuisa import __version__
 from gpuisa.archs import ARCHS, newest_first
 from gpuisa.catalog import merge as m
 from gpuisa.catalog.operands import derive as derive_operands
+from gpuisa.catalog.ptx_store import SCHEMA as PTX_SCHEMA
+from gpuisa.catalog.ptx_store import write_ptx
 from gpuisa.catalog.schema import SCHEMA, SCHEMA_VERSION
 from gpuisa.errors import SourceError
 from gpuisa.model import ManualData, Provenance
@@ -103,6 +105,8 @@ def build(sources: Path, target: Path, progress: Progress | None = None, jobs: i
         candidates = llvm_aliases(corpus)
     merged = m.merge(manuals, candidates)
     coverage = [_coverage(d, merged) for d in manuals]
+    ptx_manual = _read_ptx(sources, notes)
+    ptx_verification = _verify_ptx(ptx_manual, progress, jobs, notes) if (verify and ptx_manual is not None) else None
     verdicts, tool_label = _verify_llvm(corpus, progress, notes) if (verify and corpus is not None) else ([], "")
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=".catalog-", suffix=".tmp", dir=target.parent)
@@ -112,7 +116,10 @@ def build(sources: Path, target: Path, progress: Progress | None = None, jobs: i
     try:
         conn = sqlite3.connect(tmp)
         conn.executescript(SCHEMA)
+        conn.executescript(PTX_SCHEMA)
         _write(conn, manuals, merged, coverage, sources)
+        if ptx_manual is not None:
+            write_ptx(conn, ptx_manual, ptx_verification)
         if corpus is not None:
             from gpuisa.catalog.llvm_stage import write_llvm
 
@@ -141,6 +148,28 @@ def build(sources: Path, target: Path, progress: Progress | None = None, jobs: i
 
 
 LLVM_TESTS = "llvm-project-23.1.1/llvm/test/MC/AMDGPU"
+PTX_EDITION, PTX_OLDER = "ptx-isa-9.4", "ptx-isa-9.1"
+
+
+def _read_ptx(sources: Path, notes: list[str]):
+    """The PTX ISA manual (9.4, with 9.1 to mark what is new), or None with a note."""
+    if not (sources / PTX_EDITION).is_dir():
+        notes.append(f"PTX ISA manual not found under {sources / PTX_EDITION}: no PTX instructions")
+        return None
+    from gpuisa.sources.ptx_docs import read_manual as read_ptx_manual
+
+    older = sources / PTX_OLDER
+    return read_ptx_manual(sources / PTX_EDITION, older if older.is_dir() else None)
+
+
+def _verify_ptx(manual, progress: Progress | None, jobs: int, notes: list[str]):
+    """Forms checked with ptxas (minimum version and target) and lowered to SASS with cuobjdump (cached)."""
+    from gpuisa.verify.ptxas import verify_manual
+
+    verification = verify_manual(manual, progress=progress, workers=jobs)
+    if verification.skipped_reason:
+        notes.append(f"PTX verification: {verification.skipped_reason}")
+    return verification
 
 
 def _read_llvm(sources: Path, progress: Progress | None, jobs: int, notes: list[str]):

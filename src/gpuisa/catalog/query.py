@@ -54,6 +54,11 @@ class Catalog:
     def names(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT name FROM instructions ORDER BY name")]
 
+    def ptx_names(self) -> list[str]:
+        from gpuisa.catalog.ptx_store import ptx_names
+
+        return ptx_names(self.conn)
+
     def resolve(self, name: str) -> str:
         """Catalog key for a user/LLVM spelling (case-insensitive, _e64 etc. dropped, old names)."""
         key = canonical_instruction(name)
@@ -66,7 +71,9 @@ class Catalog:
 
     def suggest(self, name: str, n: int = 5) -> list[str]:
         key = canonical_instruction(name)
-        return [s.lower() for s in difflib.get_close_matches(key, self.names(), n=n, cutoff=0.6)]
+        amd = [s.lower() for s in difflib.get_close_matches(key, self.names(), n=n, cutoff=0.6)]
+        ptx = difflib.get_close_matches(name.strip().lower(), self.ptx_names(), n=n, cutoff=0.6)
+        return (amd + ptx)[:n]
 
     def encoding(self, arch: str, name: str) -> Encoding | None:
         cached = self._encodings.get((arch, name))
@@ -84,8 +91,18 @@ class Catalog:
     # ------------------------------------------------------------------ show
 
     def show(self, name: str, arch: str | None = None) -> dict:
-        """The page document for one instruction in one arch (default: the newest that has it)."""
-        key = self.resolve(name)
+        """The page document for one instruction in one arch (default: the newest that has it).
+
+        AMD names first; a PTX name or form (`clmad`, `clmad.lo.u64`) gives the PTX document."""
+        try:
+            key = self.resolve(name)
+        except NotFoundError:
+            doc = self.show_ptx(name)
+            if doc is None:
+                raise
+            if arch is not None:
+                raise GpuisaError(f"{name} is a PTX instruction; --arch applies to AMD instructions") from None
+            return doc
         row = self.conn.execute("SELECT vendor, grp, summary, archs, aliases FROM instructions WHERE name=?",
                                 (key,)).fetchone()
         vendor, group, summary, archs_json, aliases_json = row
@@ -149,6 +166,15 @@ class Catalog:
             if target not in ex["targets"]:
                 ex["targets"].append(target)
         return list(merged.values())
+
+    def show_ptx(self, name: str, form: str | None = None) -> dict | None:
+        """The PTX document (see ptx_store.ptx_show) with cross-vendor equivalents, or None."""
+        from gpuisa.catalog.ptx_store import ptx_show
+
+        doc = ptx_show(self.conn, name, form)
+        if doc is not None:
+            doc["equivalents"] = self.equivalents(doc["name"], "nvidia")
+        return doc
 
     def instruction_docs(self, arch: str) -> dict[str, list[InstructionDoc]]:
         """Manual text of every instruction of one arch, by manual name and by catalog key
@@ -258,7 +284,7 @@ class Catalog:
         query = text.strip()
         if not query:
             raise GpuisaError("empty search text")
-        arch_key = resolve_arch(arch).key if arch else None
+        arch_key = None if not arch else "ptx" if arch.strip().lower() in ("ptx", "nvidia") else resolve_arch(arch).key
         lowered = canonical_instruction(query).lower()
         results: dict[str, dict] = {}
 
@@ -275,6 +301,10 @@ class Catalog:
         add(self.conn.execute(base + " WHERE name = ?", (query.lower(),)), "name")
         add(self.conn.execute(base + " WHERE name >= ? AND name < ? ORDER BY length(name), name LIMIT ?",
                               (lowered, lowered + "\uffff", limit * 4)), "prefix")
+        if len(results) < limit and len(lowered) >= 2:
+            pattern = "%" + lowered.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            add(self.conn.execute(base + " WHERE name LIKE ? ESCAPE '\\' ORDER BY length(name), name LIMIT ?",
+                                  (pattern, limit * 4)), "name contains")
         if len(results) < limit:
             terms = [t for t in _FTS_SAFE.split(query) if t]
             if terms:

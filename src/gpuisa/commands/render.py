@@ -95,8 +95,6 @@ def bit_diagram(enc: dict) -> Table:
 
 def print_instruction(doc: dict) -> None:
     if doc.get("vendor") == "nvidia":
-        from gpuisa.commands.render_ptx import print_ptx
-
         print_ptx(doc)
         return
     console.print(Text(f"{doc['name']}", style="bold") + Text(f"  AMD native ISA · {doc['arch_display']}"
@@ -151,6 +149,53 @@ def print_instruction(doc: dict) -> None:
     for s in doc["sources"]:
         where = f"{s.get('file')}:{s.get('line')}" if s.get("line") else s.get("file")
         console.print(f"  {s['what']}: {where}")
+
+
+def print_ptx(doc: dict) -> None:
+    """A PTX page: forms with documented vs verified version and target, SASS per target."""
+    console.print(Text(doc["name"], style="bold") + Text(f"  NVIDIA PTX (virtual ISA) · {doc['category']}"))
+    if doc.get("summary"):
+        console.print(doc["summary"])
+    if doc.get("syntax"):
+        console.rule("Syntax")
+        console.print(Text(doc["syntax"]))
+    console.rule("Forms (documented / verified with ptxas)")
+    for f in doc["forms"][:60]:
+        d, v = f.get("documented") or {}, f.get("verified") or {}
+        verified = (f"PTX {v.get('ptx_version') or '?'} {_sm(v.get('sm'))}" if v.get("status") in ("verified", "accepted")
+                    else v.get("status") or "not verified")
+        console.print(Text(f"  {f['form']:<36} doc: PTX {d.get('ptx_version') or '?'} {_sm(d.get('sm')):<10} "
+                           f"ptxas: {verified}"))
+        for target, ops in (f.get("sass") or {}).items():
+            console.print(Text(f"      SASS {target}: {' '.join(ops)}"))
+    if len(doc["forms"]) > 60:
+        console.print(f"  … {len(doc['forms']) - 60} more forms (--json lists all)")
+    for title, key in (("Description", "description"), ("Semantics", "semantics"), ("Notes", "notes")):
+        if doc.get(key):
+            console.rule(title)
+            console.print(Text(doc[key]))
+    if doc.get("examples"):
+        console.rule("Examples")
+        console.print(Text("\n".join(doc["examples"])))
+    if doc.get("equivalents"):
+        console.rule("AMD equivalents")
+        for e in doc["equivalents"]:
+            console.print(Text(f"  {e.get('ptx')} -> {e.get('amd') or ' ; '.join(e.get('sequence') or [])} on {e.get('arch')}: "
+                               f"{e['level']} ({e['evidence']['kind']})"))
+    if doc.get("errata"):
+        console.rule("Errata (sources disagree)")
+        for e in doc["errata"]:
+            console.print(Text(f"  {e.get('form') or e.get('name')}: {e.get('kind')}: documented {e.get('documented')}, "
+                               f"verified {e.get('verified')} {e.get('message') or ''}"))
+    console.rule("Sources")
+    for s in doc["sources"]:
+        console.print(f"  {s['file']}:{s['line']} (section {s['section']})")
+
+
+def _sm(value) -> str:
+    if not value:
+        return "?"
+    return ",".join(value) if isinstance(value, list | tuple) else str(value)
 
 
 def _short(obj) -> str:
