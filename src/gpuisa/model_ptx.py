@@ -116,7 +116,7 @@ class PtxVerdict:
     form: str
     name: str
     section: str
-    status: str                    # "verified", "rejected", "skipped"
+    status: str                    # "verified"; "rejected" (ptxas refuses the form); "unverified" (no operands found)
     ptx_version: str | None        # lowest .version that compiles (with the lowest target)
     feature_version: str | None    # the version ptxas names for the feature itself
     sm: tuple[str, ...]            # lowest generic target, or the arch/family targets that accept it
@@ -146,6 +146,7 @@ class PtxVerification:
     tool: str                      # "ptxas 13.5.37" or "" when skipped
     verdicts: dict[tuple[str, str], PtxVerdict] = field(default_factory=dict)  # (section, form)
     errata: list[PtxErratum] = field(default_factory=list)
+    undocumented_forms: list[PtxForm] = field(default_factory=list)  # siblings ptxas accepts
     skipped_reason: str = ""
     ptxas_calls: int = 0
     cuobjdump_calls: int = 0

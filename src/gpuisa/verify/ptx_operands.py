@@ -1,0 +1,402 @@
+"""Operands for PTX test lines: turn a syntax line's operand text into concrete registers.
+
+The manual names operands (`d, a, b`, `[addr]`, `{!}c`, `{xdim, ydim, zdim, _}`) but rarely their
+register types, so each operand gets an ordered list of candidate renderings (a 32-bit register,
+a 64-bit one, a predicate, an immediate, a vector of n registers...). The first choice comes from
+the form's data types and the operand's name; ptxas's complaints ("Arguments mismatch", "Vector
+expected for argument 2") steer the search through the others (see gpuisa.verify.ptxas).
+
+Every test line is a self-contained `{ .reg ...; instruction; }` block, so thousands can share one
+PTX file and ptxas's per-line errors tell them apart.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gpuisa.sources.ptx_syntax import minimal_operands
+
+CLASSES = ("b32", "b64", "b16", "pred", "b128", "b8")
+_PREFIX = {"b8": "%c", "b16": "%h", "b32": "%r", "b64": "%rd", "b128": "%q", "pred": "%p"}
+_PRED_NAMES = {"p", "q", "pred", "waitcomplete", "reportpredicate", "scale-d", "enable-input-d",
+               "enable_input_d", "pa", "pb", "pd", "pq"}
+_IMM = re.compile(r"^(n|imm.*|.*-imm|cp-size|count|txcount|tx_count|ncols|cta_mask|value|"
+                  r"\d.*|0x[0-9a-f]+|-\d+)$", re.I)
+_NUMBER = re.compile(r"^-?(0x[0-9a-fA-F]+|\d+)[Uu]?$")
+
+
+def type_class(t: str) -> str:
+    """Register class that holds a value of PTX type `t` (.u8 -> b16, .f16x2 -> b32, .f64 -> b64)."""
+    t = t.lstrip(".").lower()
+    if t == "pred":
+        return "pred"
+    m = re.match(r"^[a-z]+?(\d+)(?:x(\d+))?$", t)
+    if t.startswith(("e", "ue")) or "m" in t.split("x")[0][1:]:
+        mm = re.match(r"^u?e(\d+)m(\d+)(?:x(\d+))?$", t)
+        if mm:
+            bits = (int(mm.group(1)) + int(mm.group(2)) + (0 if t.startswith("ue") else 1)) * int(mm.group(3) or 1)
+            return _bits_class(bits)
+    if t == "tf32":
+        return "b32"
+    if m:
+        bits = int(m.group(1)) * int(m.group(2) or 1)
+        return _bits_class(bits)
+    return "b32"
+
+
+def _bits_class(bits: int) -> str:
+    if bits <= 16:
+        return "b16"
+    if bits <= 32:
+        return "b32"
+    if bits <= 64:
+        return "b64"
+    return "b128"
+
+
+@dataclass(slots=True)
+class Op:
+    """A parsed operand: kind is name, lit, sink, vec, mem, pair or raw."""
+
+    kind: str
+    text: str = ""
+    elems: list[Op] = field(default_factory=list)
+    neg: bool = False
+    suffix: str = ""
+    optional: bool = False
+    cls: str = ""                   # register class an example declares for it
+
+
+def parse_operands(text: str) -> list[Op]:
+    """Parse operand text into top-level operands; `{, x}` groups become optional operands."""
+    optional_names: list[str] = []
+    for grp in re.findall(r"\{\s*,([^{}]*)\}", text):
+        optional_names += [g.strip() for g in grp.split(",") if g.strip()]
+    full = re.sub(r"\{\s*,([^{}]*)\}", r", \1", text)
+    full = re.sub(r"\{\s*\w+\s*,\s*\}", "", full)
+    neg_names = set(re.findall(r"\{\s*!\s*\}\s*(\w+)", full))
+    full = minimal_operands(full)
+    out = []
+    for part in _split_top(full):
+        part = part.strip()
+        if part:
+            op = _parse_one(part, neg_names)
+            op.optional = part in optional_names
+            out.append(op)
+    return out
+
+
+def example_ops(operands: str, decl_types: dict[str, str]) -> list[Op]:
+    """Operands of an example instruction, with the classes its declarations give."""
+    ops = parse_operands(operands)
+    decls = {k: type_class(v) for k, v in decl_types.items()}
+
+    def tag(op: Op) -> None:
+        if op.kind == "name":
+            op.cls = decls.get(op.text, "")
+            if not op.cls:
+                stem = re.sub(r"\d+$", "", op.text)
+                op.cls = decls.get(stem + "*", "")
+        for e in op.elems:
+            tag(e)
+    for op in ops:
+        tag(op)
+    return ops
+
+
+def _split_top(text: str) -> list[str]:
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "{[(":
+            depth += 1
+        elif ch in "}])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return out
+
+
+def _parse_one(part: str, neg_names: set[str]) -> Op:
+    if part == "_":
+        return Op("sink", "_")
+    if _NUMBER.match(part):
+        return Op("lit", part)
+    if part.startswith("{") and part.endswith("}"):
+        return Op("vec", part, [_parse_one(p.strip(), neg_names) for p in _split_top(part[1:-1]) if p.strip()])
+    if part.startswith("[") and part.endswith("]"):
+        return Op("mem", part, [_parse_one(p.strip(), neg_names) for p in _split_top(part[1:-1]) if p.strip()])
+    if part.startswith("(") or "(" in part:
+        return Op("raw", part)
+    if "|" in part:
+        a, _, b = part.partition("|")
+        return Op("pair", part, [_parse_one(a.strip(), neg_names), Op("name", b.strip(), neg=True)])
+    m = re.match(r"^([A-Za-z_%][\w\-%]*)\s*\.(\w+)$", part)
+    if m:
+        return Op("name", m.group(1), suffix=m.group(2))
+    if re.match(r"^[A-Za-z_%][\w\-%$]*$", part):
+        return Op("name", part, neg=part in neg_names)
+    return Op("raw", part)
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """How one operand is rendered: a register class, an immediate, a vector, or an address form."""
+
+    kind: str                 # reg, imm, vec, mem, sink, lit, pair
+    cls: str = "b32"
+    length: int = 1
+    mem: str = "reg64"        # reg64, reg32, smem, gmem
+    text: str = ""
+
+
+_OPTIONAL_FOR = (("cache_policy", "cache_hint"), ("ctamask", "multicast"), ("bytemask", "cp_mask"),
+                 ("im2colinfo", ".im2col"), ("ignorebytes", "ignore_oob"), ("scale-factor", "scaled"),
+                 ("gaddrtooverride", "global_address"), ("attributeoverrideinfo", "override_attribute"),
+                 ("reportvalue", "phase_type::primary"))
+
+
+def wanted(op: Op, modifiers: tuple[str, ...]) -> bool:
+    """Whether an optional operand goes with one of the form's modifiers (.L2::cache_hint -> cache_policy)."""
+    name = op.text.lower()
+    mods = "".join(modifiers).lower()
+    return any(name.startswith(n) and m in mods for n, m in _OPTIONAL_FOR)
+
+
+def first_choices(ops: list[Op], types: tuple[str, ...], modifiers: tuple[str, ...]) -> list[Choice]:
+    """The most likely rendering of each operand, from the form's types and the operand names."""
+    names = [o for o in ops if o.kind in ("name", "vec", "pair") and not o.optional]
+    classes = [type_class(t) for t in types] or ["b32"]
+    per_position = len(classes) >= 2 and len(names) == len(classes)
+    if any(re.fullmatch(r"\.m\d+n\d+(k\d+)?", m) for m in modifiers):   # matrix fragments pack into b32
+        classes = ["b32" if c in ("b8", "b16") else c for c in classes]
+    if len(classes) == 2 and len(names) > 2:            # set.dtype.stype d, a, b: d, then the rest
+        classes, per_position = [classes[0]] + [classes[1]] * (len(names) - 1), True
+    default = classes[-1]
+    out: list[Choice] = []
+    k = 0
+    for i, op in enumerate(ops):
+        if op.optional and not wanted(op, modifiers):
+            out.append(Choice("absent"))
+            continue
+        if op.kind in ("name", "vec", "pair"):
+            cls = classes[k] if per_position and k < len(classes) else default
+            if i == 0 and ".wide" in modifiers and cls in ("b16", "b32"):
+                cls = "b32" if cls == "b16" else "b64"
+            k += 1
+        else:
+            cls = default
+        if op.kind == "vec" and op.elems and op.elems[0].cls:
+            cls = op.elems[0].cls
+        elif op.cls:
+            cls = op.cls
+        out.append(_initial(op, cls))
+    return out
+
+
+def _initial(op: Op, cls: str) -> Choice:
+    if op.kind == "sink":
+        return Choice("sink")
+    if op.kind in ("lit", "raw"):
+        return Choice("lit", text=op.text)
+    if op.kind == "mem":
+        first = op.elems[0].text.lower() if op.elems else ""
+        return Choice("mem", mem="reg32" if re.search("tmem|taddr", first) else "reg64", length=len(op.elems))
+    if op.kind == "vec":
+        return Choice("vec", cls=cls, length=len(op.elems))
+    if op.kind == "pair":
+        first = op.elems[0].text.lower() if op.elems else ""
+        return Choice("pair", cls="pred" if first in _PRED_NAMES else cls)
+    low = op.text.lower()
+    if op.cls:
+        return Choice("reg", cls=op.cls)
+    if op.neg or low in _PRED_NAMES:
+        return Choice("reg", cls="pred")
+    if _IMM.match(low):
+        return Choice("imm")
+    for pattern, hinted in _NAME_HINTS:
+        if re.search(pattern, low):
+            return Choice("imm") if hinted == "imm" else Choice("reg", cls=hinted)
+    return Choice("reg", cls=cls)
+
+
+# operand names the manual uses consistently for one register width
+_NAME_HINTS = (("sel$", "imm"), ("meta", "b32"), ("^idesc", "b32"), ("desc", "b64"), ("cache_policy|^policy", "b64"),
+               ("^ctamask", "b16"), ("tensormap", "b64"), ("^state$", "b64"), ("^(size|membermask|txcount)$", "b32"))
+
+
+def alternatives(op: Op, choice: Choice, lengths: tuple[int, ...] = ()) -> list[Choice]:
+    """Other renderings worth trying for one operand, most plausible first (`lengths`: vector
+    sizes a matrix shape suggests)."""
+    alts: list[Choice] = []
+    if choice.kind == "absent":
+        return [_initial(op, "b32"), Choice("reg", cls="b64")] if op.kind == "name" else [_initial(op, "b32")]
+    if op.optional:
+        alts.append(Choice("absent"))
+    if op.kind == "name":
+        for cls in CLASSES:
+            if choice.kind != "reg" or cls != choice.cls:
+                alts.append(Choice("reg", cls=cls))
+        if choice.kind != "imm":
+            alts.append(Choice("imm"))
+        for n in dict.fromkeys((2, 4, *lengths)):
+            alts.append(Choice("vec", cls=choice.cls if choice.kind == "reg" and choice.cls != "b16" else "b32",
+                               length=n))
+    elif op.kind == "vec":
+        for cls in CLASSES:
+            if cls != choice.cls:
+                alts.append(Choice("vec", cls=cls, length=choice.length))
+        for n in lengths:
+            if n != choice.length:
+                alts.append(Choice("vec", cls=choice.cls, length=n))
+    elif op.kind == "mem":
+        for mem in ("reg32", "smem", "gmem", "reg64"):
+            if mem != choice.mem:
+                alts.append(Choice("mem", mem=mem, length=choice.length))
+    elif op.kind == "pair":
+        for cls in CLASSES:
+            if cls != choice.cls:
+                alts.append(Choice("pair", cls=cls))
+    return alts
+
+
+def vector_lengths(choice: Choice) -> list[Choice]:
+    """The same operand as vectors of other lengths (for "vector size mismatch")."""
+    cls = choice.cls if choice.kind in ("reg", "vec") else "b32"
+    return [Choice("vec", cls=c, length=n) for n in (1, 2, 4, 8, 16, 32, 64, 128)
+            for c in dict.fromkeys((cls, "b32", "b64")) if not (choice.kind == "vec" and n == choice.length
+                                                               and c == cls)]
+
+
+@dataclass(slots=True)
+class Rendered:
+    """A test line and the registers it uses, per class (for declarations and data flow)."""
+
+    text: str                       # the instruction
+    regs: dict[str, int]            # class -> count
+    operands: list[list[tuple[str, str]]]  # per operand: [(register, class)], for loads/stores
+
+
+_POOL = 512
+_NAMES = {cls: [f"{prefix}{i}" for i in range(_POOL)] for cls, prefix in _PREFIX.items()}
+
+
+def render(mnemonic: str, ops: list[Op], choices: list[Choice], guard: str = "") -> Rendered:
+    """Render one instruction with fresh registers for the chosen operand classes."""
+    counts: dict[str, int] = {}
+    used: list[list[tuple[str, str]]] = []
+
+    def reg(cls: str) -> str:
+        n = counts.get(cls, 0)
+        counts[cls] = n + 1
+        return _NAMES[cls][n] if n < _POOL else f"{_PREFIX[cls]}{n}"
+
+    parts: list[str] = []
+    for op, ch in zip(ops, choices, strict=True):
+        regs: list[tuple[str, str]] = []
+        if ch.kind == "absent":
+            used.append(regs)
+            continue
+        if ch.kind == "sink":
+            parts.append("_")
+        elif ch.kind == "lit":
+            parts.append(ch.text)
+        elif ch.kind == "imm":
+            parts.append("1")
+        elif ch.kind == "reg":
+            r = reg(ch.cls)
+            regs.append((r, ch.cls))
+            prefix = "!" if op.neg and ch.cls == "pred" else ""
+            parts.append(prefix + r + (f".{_dsel(op.suffix)}" if op.suffix else ""))
+        elif ch.kind == "pair":
+            a, b = reg(ch.cls), reg("pred")
+            regs += [(a, ch.cls), (b, "pred")]
+            parts.append(f"{a}|{b}")
+        elif ch.kind == "vec" and (op.kind != "vec" or all(e.kind == "name" for e in op.elems)):
+            n = counts.get(ch.cls, 0)
+            names = [_NAMES[ch.cls][i] if i < _POOL else f"{_PREFIX[ch.cls]}{i}" for i in range(n, n + ch.length)]
+            counts[ch.cls] = n + ch.length
+            regs.extend((r, ch.cls) for r in names)
+            parts.append("{" + ", ".join(names) + "}")
+        elif ch.kind == "vec":
+            elems = []
+            for k in range(ch.length):
+                src = op.elems[k] if op.kind == "vec" and k < len(op.elems) else None
+                if src is not None and src.kind == "sink":
+                    elems.append("_")
+                elif src is not None and src.kind == "lit":
+                    elems.append(src.text)
+                else:
+                    r = reg(ch.cls)
+                    regs.append((r, ch.cls))
+                    elems.append(r)
+            parts.append("{" + ", ".join(elems) + "}")
+        elif ch.kind == "mem":
+            parts.append(_render_mem(op, ch, reg, regs, _dims(mnemonic)))
+        used.append(regs)
+    text = f"{guard}{mnemonic}" + (" " + ", ".join(parts) if parts else "") + ";"
+    return Rendered(text, counts, used)
+
+
+def _dsel(suffix: str) -> str:
+    return "b0" if suffix.lower() in ("dsel", "b0") else suffix
+
+
+def _dims(mnemonic: str) -> int:
+    """Tensor rank of a `.1d` .. `.5d` form (coordinates vectors have that many elements)."""
+    m = re.search(r"\.([1-5])d\b", mnemonic)
+    return int(m.group(1)) if m else 1
+
+
+def _render_mem(op: Op, ch: Choice, reg: Callable[[str], str], regs: list[tuple[str, str]], dims: int = 1) -> str:
+    elems = op.elems or [Op("name", "a")]
+    first = elems[0]
+    out: list[str] = []
+    if ch.mem == "smem":
+        out.append("smem")
+    elif ch.mem == "gmem":
+        out.append("gmem")
+    else:
+        cls = "b64" if ch.mem == "reg64" else "b32"
+        r = reg(cls)
+        regs.append((r, cls))
+        out.append(r)
+    if first.kind == "raw" and "+" in first.text:
+        out[0] += "+4"
+    for e in elems[1:]:
+        if e.kind == "vec":
+            vr = []
+            for _ in e.elems:
+                r = reg("b32")
+                regs.append((r, "b32"))
+                vr.append(r)
+            out.append("{" + ", ".join(vr) + "}")
+        elif e.kind == "lit":
+            out.append(e.text)
+        elif e.kind == "name" and "coord" in e.text.lower():
+            vr = []
+            for _ in range(dims):
+                r = reg("b32")
+                regs.append((r, "b32"))
+                vr.append(r)
+            out.append("{" + ", ".join(vr) + "}")
+        else:
+            r = reg("b64" if "off" in e.text.lower() or "map" in e.text.lower() else "b32")
+            regs.append((r, "b64" if r.startswith("%rd") else "b32"))
+            out.append(r)
+    return "[" + ", ".join(out) + "]"
+
+
+def declarations(regs: dict[str, int]) -> str:
+    """`.reg` lines for the registers a rendered line uses."""
+    return " ".join(f".reg .{cls} {_PREFIX[cls]}<{n}>;" for cls, n in sorted(regs.items()) if n)
+
+
+def block(r: Rendered) -> str:
+    """One self-contained test line: `{ .reg ...; instruction }` on a single physical line."""
+    return "{ " + declarations(r.regs) + " " + r.text + " }"

@@ -1,0 +1,944 @@
+"""Verify the PTX manual's forms with ptxas: does each form assemble, from which PTX ISA version,
+on which targets, and which SASS opcodes does it lower to (cuobjdump).
+
+Why it is cheap: ptxas reports every bad line of a file ("line 812; error: Feature 'clmad.lo'
+requires PTX ISA .version 9.3 or later"), so thousands of forms share one file, each in its own
+`{ .reg ...; instr; }` block. The stages:
+
+1. operands: find registers ptxas accepts for each form (at .version 9.5, .target sm_100a),
+   steering by its complaints ("Vector expected for argument 0", "Arguments mismatch");
+2. probe: one file at `.version 1.0` / `.target sm_10` makes ptxas name both minimums
+   ("requires PTX ISA .version X", "requires .target sm_XX") for most forms;
+3. ladder: forms that are only "not supported on .target" are tried on each target in turn;
+4. confirm: each form is assembled at exactly its found minimum (real code generation);
+5. undocumented: sibling types the manual does not list (`clmad.lo.s64`) go through 1-4 too;
+6. SASS: per target (sm_80, sm_90, sm_100, sm_120, or their a/f variants where only those
+   accept the form) a kernel loads the operands, runs the form and stores them; the opcodes it has
+   beyond a baseline kernel without the form are the form's lowering.
+
+All runs are cached (gpuisa.verify.ptx_tools.Runner) and spread over the CPU cores.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from gpuisa.model_ptx import PtxErratum, PtxForm, PtxInstruction, PtxManual, PtxVerdict, PtxVerification
+from gpuisa.sources.ptx_syntax import example_statements, split_form
+from gpuisa.verify import ptx_operands as po
+from gpuisa.verify.ptx_tools import Run, Runner, Tools, find_tools
+
+Progress = Callable[[str, int, int], None]
+
+VERSIONS = ("1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "2.0", "2.1", "2.2", "2.3", "3.0", "3.1", "3.2", "4.0",
+            "4.1", "4.2", "4.3", "5.0", "6.0", "6.1", "6.2", "6.3", "6.4", "6.5", "7.0", "7.1", "7.2", "7.3",
+            "7.4", "7.5", "7.6", "7.7", "7.8", "8.0", "8.1", "8.2", "8.3", "8.4", "8.5", "8.6", "8.7", "8.8",
+            "9.0", "9.1", "9.2", "9.3", "9.4", "9.5")
+GENERIC = tuple(f"sm_{n}" for n in (10, 11, 12, 13, 20, 21, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72,
+                                     75, 80, 86, 87, 88, 89, 90, 100, 103, 107, 110, 120, 121))
+SPECIAL = ("sm_90a", "sm_100a", "sm_100f", "sm_103a", "sm_103f", "sm_107a", "sm_107f", "sm_110a",
+           "sm_110f", "sm_120a", "sm_120f", "sm_121a", "sm_121f")
+SASS_TARGETS = ("sm_80", "sm_90", "sm_100", "sm_120")
+MAX_VERSION = VERSIONS[-1]
+SOLVE_TARGET = "sm_100a"
+ALT_SOLVE_TARGETS = ("sm_90a", "sm_120a", "sm_107a", "sm_103a", "sm_110a", "sm_121a")
+LINES_PER_FILE = 2500
+MAX_CANDIDATES = 200          # rows tried per operand shape and search round
+KERNELS_PER_FILE = 120
+
+_REQUIREMENT = re.compile(r"requires PTX ISA|requires \.target|not supported on \.target|cannot be compiled "
+                          r"for architecture|texmode|requires \.target sm_|not supported on target")
+# complaints about the operands we built (worth another try); any other complaint that is not a
+# version or target requirement is ptxas's verdict on the form itself
+_OPERAND = re.compile(r"Arguments mismatch|[Vv]ector expected|vector size mismatch|Vector of size|address operand|"
+                      r"Unknown symbol|Illegal vector size|Argument \d+ of instruction|Vector operand is not allowed|"
+                      r"Operand vector size|Unexpected number of arguments|Illegal operand|expected to be|"
+                      r"State space incorrect|coordinates require|Parsing error|syntax error|Label expected|"
+                      r"[Ee]xpected .*(operand|register|vector|label|address)|Too (many|few)|[Mm]issing operand|"
+                      r"ptxas stopped before this line|Undefined|not declared|Illegal use of|register expected")
+_NEEDS_VERSION = re.compile(r"requires PTX ISA \.version (\d+\.\d+)")
+_NEEDS_TARGET = re.compile(r"requires \.target (sm_\d+[af]?)")
+_UNSUPPORTED = re.compile(r"not supported on \.target|cannot be compiled for architecture")
+_VECTOR_ARG = re.compile(r"Vector expected for argument (\d+)")
+_SASS_OP = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_.]*)")
+_IGNORED_SASS = {"NOP", "EXIT", "BRA", "RET.ABS.NODEC", "RET.REL.NODEC"}
+
+
+def _vkey(v: str) -> tuple[int, int]:
+    a, _, b = v.partition(".")
+    return int(a), int(b or 0)
+
+
+def _tnum(t: str) -> int:
+    return int(re.sub(r"\D", "", t.split("_", 1)[1]))
+
+
+def _arch(target: str, parse_only: bool) -> str:
+    n = _tnum(target)
+    suffix = target[-1] if target[-1] in "af" else ""
+    if n < 75:
+        return "compute_75" if parse_only else "sm_75"
+    return (f"compute_{n}{suffix}" if parse_only else f"sm_{n}{suffix}")
+
+
+# ---------------------------------------------------------------- cases
+
+@dataclass(slots=True)
+class _Case:
+    """One form under test, with the operand rendering found for it."""
+
+    key: tuple[str, str]
+    form: PtxForm
+    instr: PtxInstruction
+    ops: list[po.Op]
+    choices: list[po.Choice]
+    documented: bool = True
+    line: str = ""
+    rendered: po.Rendered | None = None
+    state: str = "solving"          # solving, typed, rejected
+    message: str = ""
+    feature_version: str = "1.0"
+    min_target: str | None = None
+    unsupported: bool = False
+    accepted: tuple[str, ...] = ()
+    version: str | None = None
+    sm: tuple[str, ...] = ()
+    confirmed: bool = False
+    sass: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    variants: list[tuple[list[po.Op], list[po.Choice]]] = field(default_factory=list)
+    first_message: str = ""         # what ptxas said at the main solve target
+
+
+def _operand_text(form: PtxForm, instr: PtxInstruction) -> str:
+    """Operands to use: the form's own syntax line, else a syntax line of the same name."""
+    if form.origin == "syntax" or not instr.forms:
+        return form.operands
+    for f in instr.forms:
+        if f.origin == "syntax" and f.name == form.name:
+            return f.operands
+    return form.operands
+
+
+def _make_case(instr: PtxInstruction, form: PtxForm, documented: bool = True) -> _Case:
+    ops = po.parse_operands(_operand_text(form, instr))
+    case = _Case((instr.section, form.form), form, instr, ops,
+                 po.first_choices(ops, form.types, form.modifiers), documented)
+    case.variants = [(ops, case.choices), *_example_variants(instr, form)]
+    return case
+
+
+def _example_variants(instr: PtxInstruction, form: PtxForm) -> list[tuple[list[po.Op], list[po.Choice]]]:
+    """Operand shapes from the manual's examples of the same instruction, closest forms first."""
+    scored: list[tuple[int, int, str, dict[str, str]]] = []
+    mods = set(form.modifiers)
+    for n, code in enumerate(instr.examples):
+        decls, stmts = example_statements(code)
+        for mnemonic, operands in stmts:
+            name, emods = split_form(mnemonic, instr.names)
+            if name != form.name or not operands:
+                continue
+            score = len(mods & set(emods)) * 2 - len(set(emods) - mods) + (100 if mnemonic == form.form else 0)
+            scored.append((score, -n, operands, decls))
+    scored.sort(key=lambda x: (x[0], x[1]), reverse=True)
+    out: list[tuple[list[po.Op], list[po.Choice]]] = []
+    seen: set[str] = set()
+    for _, _, operands, decls in scored:
+        if operands in seen:
+            continue
+        seen.add(operands)
+        if re.search(r"[\w%]\s+[\w%{\[]", re.sub(r"\s*[+-]\s*", "+", operands)):
+            continue                            # a manual typo (`ishrdany sptr`): no usable shape
+        ops = po.example_ops(operands, decls)
+        out.append((ops, po.first_choices(ops, form.types, form.modifiers)))
+        if len(out) == 2:
+            break
+    return out
+
+
+# ---------------------------------------------------------------- files
+
+_MODULE = [".global .align 16 .b8 gmem[4096];", ".global .texref tex0;", ".global .surfref surf0;",
+           ".const .align 16 .b8 cmem[256];"]
+
+
+def _header(version: str) -> list[str]:
+    """Module-scope lines valid at `version` (.address_size from 2.3, opaque types from 1.5), so a
+    file at an old version fails only for its test lines."""
+    v = _vkey(version)
+    head = [".address_size 64"] if v >= (2, 3) else []
+    head += [m for m in _MODULE if v >= (1, 5) or "ref " not in m]
+    return head
+
+
+def _test_file(lines: list[str], version: str, target: str) -> tuple[str, int]:
+    head = [f".version {version}", f".target {target}", *_header(version),
+            ".visible .entry k()", "{", ".shared .align 16 .b8 smem[4096];"]
+    return "\n".join(head + lines + ["ret;", "}", ""]), len(head)
+
+
+class _Engine:
+    """Runs batches of test lines through ptxas, concurrently and with the runner's cache."""
+
+    def __init__(self, runner: Runner, workers: int, progress: Progress | None) -> None:
+        self.runner = runner
+        self.workers = max(1, workers)
+        self.progress = progress
+        self._target_versions: dict[str, str] = {}
+
+    def _map(self, jobs: list[tuple[str, str, bool]], stage: str) -> list[Run]:
+        done = 0
+        out: list[Run | None] = [None] * len(jobs)
+
+        def one(i: int) -> tuple[int, Run]:
+            text, arch, sass = jobs[i]
+            return i, self.runner.compile(text, arch, sass)
+
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+            for i, run in pool.map(one, range(len(jobs))):
+                out[i] = run
+                done += 1
+                if self.progress:
+                    self.progress(stage, done, len(jobs))
+        return [r for r in out if r is not None]
+
+    def check(self, lines: list[str], version: str, target: str, stage: str,
+              parse_only: bool = True) -> tuple[list[list[str]], list[str]]:
+        """Messages per line (empty: accepted), and errors outside the lines (header).
+
+        A syntax error stops ptxas's parse, leaving the lines after it unchecked: those are
+        checked again in a file of their own until every line has its answer.
+        """
+        per_line: list[list[str] | None] = [None] * len(lines)
+        header: list[str] = []
+        todo = list(range(len(lines)))
+        while todo:
+            chunks = [todo[i:i + LINES_PER_FILE] for i in range(0, len(todo), LINES_PER_FILE)]
+            jobs = [(_test_file([lines[k] for k in chunk], version, target)[0], _arch(target, parse_only), False)
+                    for chunk in chunks]
+            runs = self._map(jobs, stage)
+            _, offset = _test_file([], version, target)
+            again: list[int] = []
+            for chunk, run in zip(chunks, runs, strict=True):
+                fatal_at = min((ln for ln in run.fatal_lines if offset < ln <= offset + len(chunk)), default=None)
+                stopped = [h for ln in run.fatal_lines if not offset < ln <= offset + len(chunk)
+                           for h in run.messages.get(ln, [])]
+                for pos, k in enumerate(chunk):
+                    ln = offset + 1 + pos
+                    if stopped:
+                        per_line[k] = ["ptxas stopped before this line: " + stopped[0]]
+                    elif fatal_at is not None and ln > fatal_at:
+                        again.append(k)
+                    else:
+                        per_line[k] = run.messages.get(ln, [])
+                for ln, msgs in run.messages.items():
+                    if not offset < ln <= offset + len(chunk):
+                        header.extend(msgs)
+                header.extend(run.header_errors)
+                if run.rc != 0 and not any(run.messages.values()) and not run.header_errors:
+                    header.append("ptxas failed without a message")
+            todo = again
+        return [m or [] for m in per_line], header
+
+    def prove(self, lines: list[str], version: str, target: str, stage: str) -> list[list[str]]:
+        """Assemble (with code generation) until every line is either in a file ptxas accepts
+        (exit status 0: proven, empty list) or has messages of its own. ptxas sometimes leaves a
+        bad line unreported in a large file, so a missing message alone proves nothing."""
+        result: list[list[str] | None] = [None] * len(lines)
+        todo = [list(range(len(lines)))] if lines else []
+        while todo:
+            groups = [g[i:i + 400] for g in todo for i in range(0, len(g), 400)]
+            jobs = [(_test_file([lines[k] for k in g], version, target)[0], _arch(target, False), False)
+                    for g in groups]
+            runs = self._map(jobs, stage)
+            _, offset = _test_file([], version, target)
+            todo = []
+            for g, run in zip(groups, runs, strict=True):
+                if run.rc == 0:
+                    for k in g:
+                        result[k] = []
+                    continue
+                rest = []
+                for pos, k in enumerate(g):
+                    msgs = run.messages.get(offset + 1 + pos, [])
+                    if msgs:
+                        result[k] = msgs
+                    else:
+                        rest.append(k)
+                if len(rest) == len(g):                 # nothing pinned on a line: split and retry
+                    if len(g) == 1:
+                        result[g[0]] = [*(run.header_errors or []), *(
+                            m for ln, ms in run.messages.items() for m in ms)] or ["ptxas failed without a message"]
+                    else:
+                        todo += [g[:len(g) // 2], g[len(g) // 2:]]
+                elif rest:
+                    todo.append(rest)
+        return [r if r is not None else ["not proven"] for r in result]
+
+    def target_version(self, target: str, documented: dict[str, str]) -> str:
+        """Lowest .version whose header ptxas accepts with `.target target`."""
+        if target in self._target_versions:
+            return self._target_versions[target]
+        start = documented.get(target.rstrip("+"), "1.0")
+        idx = VERSIONS.index(start) if start in VERSIONS else 0
+        found = MAX_VERSION
+        for v in VERSIONS[idx:]:
+            text, _ = _test_file([], v, target)
+            run = self.runner.compile(text, _arch(target, True))
+            if not any("does not support .target" in m or "Unsupported .target" in m
+                       for msgs in run.messages.values() for m in msgs) and not any(
+                    "Unsupported .target" in h for h in run.header_errors):
+                found = v
+                break
+        self._target_versions[target] = found
+        return found
+
+
+# ---------------------------------------------------------------- stage 1: operands
+
+def _wrong_target(msgs: list[str]) -> bool:
+    """ptxas skips or garbles operand checks on a target without the instruction: search elsewhere."""
+    return any(_UNSUPPORTED.search(m) or "for arch" in m for m in msgs) and any(
+        not _REQUIREMENT.search(m) and "for arch" not in m for m in msgs)
+
+
+def _classify(msgs: list[str]) -> str:
+    """ok (only requirement messages), definitive (the form itself is wrong), operands."""
+    if all(_REQUIREMENT.search(m) for m in msgs):
+        return "ok"
+    if any(_is_definitive(m) for m in msgs):
+        return "definitive"
+    return "operands"
+
+
+def _is_definitive(msg: str) -> bool:
+    return not _REQUIREMENT.search(msg) and not _OPERAND.search(msg) and "for arch" not in msg
+
+
+_VECTOR_SIZE = re.compile(r"Vector of size (\d+) is expected for argument (\d+)")
+_EXPECTED_VALUE = re.compile(r"Argument (\d+) of instruction .*expected to be (-?\w+)")
+
+
+def _badness(msgs: list[str]) -> int:
+    """How far a line is from acceptable: vague complaints weigh more than precise ones."""
+    score = 0
+    for m in msgs:
+        if _REQUIREMENT.search(m):
+            continue
+        score += 1 if "size" in m.lower() else 2 if "expected" in m.lower() else 3
+    return score
+
+
+def _guided(base: list[po.Choice], msgs: list[str]) -> tuple[list[po.Choice], list[int]]:
+    """Apply the fixes ptxas spells out; return the row and the arguments that want a vector."""
+    row = list(base)
+    want_vec: set[int] = set()
+    for m in msgs:
+        if (x := _VECTOR_SIZE.search(m)) and int(x.group(2)) < len(row):
+            i = int(x.group(2))
+            cls = row[i].cls if row[i].kind in ("reg", "vec") else "b32"
+            row[i] = po.Choice("vec", cls=cls, length=int(x.group(1)))
+        elif (x := _VECTOR_ARG.search(m)) and int(x.group(1)) < len(row):
+            want_vec.add(int(x.group(1)))
+        elif "Result vector expected" in m and row:
+            want_vec.add(0)
+        elif (x := _EXPECTED_VALUE.search(m)) and int(x.group(1)) < len(row):
+            row[int(x.group(1))] = po.Choice("lit", text=x.group(2))
+        elif "as address operand" in m:
+            row = [po.Choice("mem", mem="reg32", length=c.length) if c.kind == "mem" else c for c in row]
+    if any("vector size mismatch" in m.lower() for m in msgs):
+        want_vec |= {i for i, c in enumerate(row) if c.kind == "vec"}
+    return row, sorted(i for i in want_vec if row[i].kind != "vec" or not _VECTOR_SIZE.search(" ".join(msgs)))
+
+
+def _shape_lengths(modifiers: tuple[str, ...]) -> list[int]:
+    """Fragment sizes a matrix shape suggests (.m64n160k16 -> 40, 80, ...), plus powers of two."""
+    out = [16, 32, 64, 128]
+    for m in modifiers:
+        x = re.fullmatch(r"\.m(\d+)n(\d+)(?:k(\d+))?", m)
+        if x:
+            mm, nn, kk = int(x.group(1)), int(x.group(2)), int(x.group(3) or 1)
+            for prod in (mm * nn, mm * kk, nn * kk):
+                for div in (128, 256, 64, 32, 512):
+                    if prod % div == 0 and 1 <= prod // div <= 256:
+                        out.append(prod // div)
+    return list(dict.fromkeys(out))
+
+
+def _candidates(case: _Case, ops: list[po.Op], base: list[po.Choice], msgs: list[str],
+                round_no: int) -> list[list[po.Choice]]:
+    """Rows to try next: ptxas's own hints first, then vector shapes, then one or two changes."""
+    fixed, vec_args = _guided(base, msgs)
+    shape = tuple(n for n in _shape_lengths(case.form.modifiers)[4:] if n > 4)
+    if not vec_args and shape and round_no == 1:       # matrix fragments: try every register operand as a vector
+        vec_args = [i for i, (op, ch) in enumerate(zip(ops, fixed, strict=True))
+                    if op.kind in ("name", "vec") and ch.kind in ("reg", "vec") and ch.cls != "pred"][:4]
+    classes = ["b32"] + [c for c in ("b64", "b16") if c in {po.type_class(t) for t in case.form.types}]
+    out: list[list[po.Choice]] = [fixed]
+    vector_rows = 0
+    if vec_args:
+        small = (1, 2, 4, 8) if len(vec_args) > 2 else (1, 2, 4, 8, 16)
+        for cls in classes:
+            for lengths in itertools.product(small, repeat=len(vec_args)):
+                row = list(fixed)
+                for a, n in zip(vec_args, lengths, strict=True):
+                    row[a] = po.Choice("vec", cls=cls, length=n)
+                out.append(row)
+            for n in _shape_lengths(case.form.modifiers):
+                for rest in (1, 2, 4):
+                    row = list(fixed)
+                    row[vec_args[0]] = po.Choice("vec", cls=cls, length=n)
+                    for a in vec_args[1:]:
+                        row[a] = po.Choice("vec", cls=cls, length=rest)
+                    out.append(row)
+        vector_rows = min(len(out), 3 * MAX_CANDIDATES)
+        out = out[:vector_rows]
+    singles: list[tuple[int, po.Choice]] = [
+        (i, alt) for i, (op, ch) in enumerate(zip(ops, fixed, strict=True))
+        for alt in po.alternatives(op, ch, shape if i == 0 else ())]
+    for i, alt in singles:
+        row = list(fixed)
+        row[i] = alt
+        out.append(row)
+    for cls in po.CLASSES:
+        out.append([po.Choice("reg", cls=cls) if c.kind == "reg" else c for c in fixed])
+    if round_no >= 2 and len(singles) <= 60:
+        for (i, a), (j, b) in itertools.combinations(singles, 2):
+            if i != j:
+                row = list(fixed)
+                row[i], row[j] = a, b
+                out.append(row)
+    return out[:MAX_CANDIDATES + vector_rows]
+
+
+def _group_key(c: _Case, vi: int) -> tuple:
+    """Forms that share an operand search: same section, operand shape, types and matrix shape
+    (`wmma.mma...row.col...` and `...col.row...` need the same registers)."""
+    ops = (c.variants or [(c.ops, c.choices)])[vi][0]
+    shape = tuple(m for m in c.form.modifiers if re.fullmatch(r"\.m\d+n\d+(k\d+)?|\.v\d+|\.x\d+|\.num", m))
+    return (c.key[0], vi, tuple((o.kind, o.text, len(o.elems)) for o in ops), c.form.types, shape)
+
+
+def _documented_target(c: _Case) -> tuple[str, str]:
+    """Where to search operands first: the arch-specific variant of the documented minimum target
+    (ptxas checks operands fully only where the instruction exists), else sm_100a."""
+    for t in c.form.documented_sm:
+        m = re.match(r"sm_(\d+)", t)
+        if m and int(m.group(1)) >= 90:
+            n = int(m.group(1))
+            arch = f"sm_{n}a"
+            if arch in SPECIAL:
+                return MAX_VERSION, arch
+    return MAX_VERSION, SOLVE_TARGET
+
+
+def _solve(cases: list[_Case], engine: _Engine,
+           at: Callable[[_Case], tuple[str, str]] = _documented_target) -> None:
+    """Find, for each case, operand registers that draw no operand complaint from ptxas.
+
+    A greedy search per operand shape (the syntax line's, and those of the closest examples):
+    each round tries candidates built on that shape's best row so far (fewest, most precise
+    complaints), so the fixes ptxas asks for accumulate across rounds.
+    """
+    pending = [c for c in cases if c.state == "solving"]
+    Best = tuple[int, list[po.Choice], list[str]]
+    best: dict[tuple[tuple[str, str], int], Best] = {}
+    last_improved: set[tuple[tuple[str, str], int]] = set()
+    solutions: dict[tuple, list[list[po.Choice]]] = {}
+    tried_solutions: set[tuple[tuple[str, str], int]] = set()
+    searched: dict[tuple[tuple[str, str], int], int] = {}
+    for round_no in range(8):
+        if not pending:
+            return
+        batches: dict[tuple[str, str], list[tuple[_Case, int, list[po.Choice], po.Rendered]]] = {}
+        leaders: dict[tuple, _Case] = {}
+        for c in pending:
+            variants = c.variants or [(c.ops, c.choices)]
+            for vi, (ops, first) in enumerate(variants):
+                group = _group_key(c, vi)
+                sol = solutions.get(group, [])
+                mine = (c.key, vi)
+                if round_no == 0:
+                    rows = [first]
+                elif sol and mine not in tried_solutions:
+                    rows = sol[:4]                       # a sibling form's answer first
+                    tried_solutions.add(mine)
+                elif mine in best and (searched.get(mine, 0) < 2 or mine in last_improved) and (
+                        best[mine][0] <= min(best[(c.key, k)][0] for k in range(len(variants)) if (c.key, k) in best)):
+                    if not sol and leaders.setdefault(group, c) is not c:
+                        continue                          # siblings wait for the leader's answer
+                    searched[mine] = searched.get(mine, 0) + 1
+                    _, row, msgs = best[mine]
+                    rows = _candidates(c, ops, row, msgs, searched[mine])
+                else:
+                    continue
+                seen: set[str] = set()
+                for row in rows:
+                    try:
+                        r = po.render(c.form.form, ops, row)
+                    except (IndexError, ValueError):
+                        continue
+                    if r.text in seen:
+                        continue
+                    seen.add(r.text)
+                    batches.setdefault(at(c), []).append((c, vi, row, r))
+        solved: set[tuple[str, str]] = set()
+        improved: set[tuple[tuple[str, str], int]] = set()
+        for (version, target), batch in sorted(batches.items()):
+            msgs, _ = engine.check([po.block(r) for _, _, _, r in batch], version, target,
+                                   f"operands {round_no + 1}")
+            for (c, vi, row, r), m in zip(batch, msgs, strict=True):
+                if c.key in solved:
+                    continue
+                if _classify(m) == "ok":
+                    c.choices, c.rendered, c.line, c.state = row, r, po.block(r), "typed"
+                    c.ops = (c.variants or [(c.ops, c.choices)])[vi][0]
+                    solved.add(c.key)
+                    solutions.setdefault(_group_key(c, vi), []).append(row)
+                    continue
+                score = _badness(m)
+                if (c.key, vi) not in best or score < best[(c.key, vi)][0]:
+                    best[(c.key, vi)] = (score, row, m)
+                    improved.add((c.key, vi))
+        still: list[_Case] = []
+        for c in pending:
+            if c.key in solved:
+                continue
+            tried = [best[(c.key, vi)] for vi in range(len(c.variants or [0])) if (c.key, vi) in best]
+            if round_no == 0 and tried:
+                definitive = [b for b in tried if _classify(b[2]) == "definitive"]
+                m = (definitive or [min(tried, key=lambda b: b[0])])[0][2]
+                c.message = "; ".join(dict.fromkeys(m))
+                c.first_message = c.first_message or c.message
+                if all(_classify(b[2]) == "definitive" or _wrong_target(b[2]) for b in tried) or not c.ops:
+                    c.state = "rejected"              # settled here, or left to another solve target
+                    continue
+            still.append(c)
+        pending = still
+        last_improved = improved
+    for c in pending:
+        c.state = "rejected"
+        c.message = c.message or "no operand registers found that ptxas accepts"
+
+
+# ---------------------------------------------------------------- stages 2-4: minimums
+
+def _probe(cases: list[_Case], engine: _Engine) -> None:
+    """Two files, at .version 1.0 and 9.5, both .target sm_10: ptxas names the minimums it knows
+    (at 1.0 some instructions stop at the version complaint, so targets are read at 9.5)."""
+    typed = [c for c in cases if c.state == "typed"]
+    low, _ = engine.check([c.line for c in typed], VERSIONS[0], GENERIC[0], "probe")
+    high, _ = engine.check([c.line for c in typed], MAX_VERSION, GENERIC[0], "probe")
+    for c, m, h in zip(typed, low, high, strict=True):
+        versions = [v for x in m for v in _NEEDS_VERSION.findall(x)]
+        targets = [t for x in m + h for t in _NEEDS_TARGET.findall(x)]
+        c.feature_version = max(versions, key=_vkey) if versions else VERSIONS[0]
+        c.min_target = max(targets, key=_tnum) if targets else None
+        c.unsupported = any(_UNSUPPORTED.search(x) for x in m + h) or any(
+            not _REQUIREMENT.search(x) for x in h)
+
+
+def _target_ok(msgs: list[str]) -> bool:
+    """Nothing but operand complaints, which are settled at confirm (ptxas checks operands fully
+    only on targets that support the instruction)."""
+    return not any(_REQUIREMENT.search(m) or "for arch" in m or _is_definitive(m) for m in msgs)
+
+
+def _ladder(cases: list[_Case], engine: _Engine) -> None:
+    """Forms ptxas only calls "not supported on .target": try each target in turn."""
+    todo = [c for c in cases if c.state == "typed" and c.unsupported]
+    accepted: dict[tuple[str, str], list[str]] = {c.key: [] for c in todo}
+    open_generic = list(todo)
+    for target in GENERIC:
+        live = [c for c in open_generic if c.min_target is None or _tnum(target) >= _tnum(c.min_target)]
+        if not live:
+            continue
+        msgs, _ = engine.check([c.line for c in live], MAX_VERSION, target, f"ladder {target}")
+        for c, m in zip(live, msgs, strict=True):
+            if _target_ok(m):
+                accepted[c.key].append(target)
+                open_generic.remove(c)
+    for target in SPECIAL:
+        live = [c for c in open_generic if c.min_target is None or _tnum(target) >= _tnum(c.min_target)]
+        if not live:
+            continue
+        msgs, _ = engine.check([c.line for c in live], MAX_VERSION, target, f"ladder {target}")
+        for c, m in zip(live, msgs, strict=True):
+            if _target_ok(m):
+                accepted[c.key].append(target)
+    for c in todo:
+        c.accepted = tuple(accepted[c.key])
+        if not c.accepted:
+            c.state = "rejected"
+            c.message = c.message or "not accepted on any target"
+
+
+def minimal_targets(accepted: Iterable[str]) -> tuple[str, ...]:
+    """The lowest generic target, else the arch/family targets not implied by a lower family target."""
+    acc = list(accepted)
+    generic = [t for t in acc if t[-1].isdigit()]
+    if generic:
+        return (min(generic, key=_tnum),)
+    fam = [t for t in acc if t.endswith("f")]
+    keep: list[str] = []
+    for t in sorted(fam, key=_tnum):
+        if not any(_tnum(k) // 10 == _tnum(t) // 10 and _tnum(k) <= _tnum(t) for k in keep):
+            keep.append(t)
+    for t in sorted((t for t in acc if t.endswith("a")), key=_tnum):
+        if not any(_tnum(k) // 10 == _tnum(t) // 10 and _tnum(k) <= _tnum(t) for k in keep):
+            keep.append(t)
+    return tuple(keep)
+
+
+def _feature_versions(cases: list[_Case], engine: _Engine) -> None:
+    """At .version 1.0 on each form's own minimum target, ptxas names the version every feature
+    of the form needs (on sm_10 it may stop at the target complaint and name none)."""
+    groups: dict[str, list[_Case]] = {}
+    for c in cases:
+        if c.state == "typed":
+            c.sm = minimal_targets(c.accepted) if c.unsupported else (c.min_target or GENERIC[0],)
+            if c.sm:
+                groups.setdefault(c.sm[0], []).append(c)
+    for target, group in sorted(groups.items()):
+        msgs, _ = engine.check([c.line for c in group], VERSIONS[0], target, f"versions {target}")
+        for c, m in zip(group, msgs, strict=True):
+            found = [v for x in m for v in _NEEDS_VERSION.findall(x)]
+            if found:
+                c.feature_version = max([*found, c.feature_version], key=_vkey)
+
+
+def _confirm(cases: list[_Case], engine: _Engine, documented: dict[str, str]) -> None:
+    """Assemble each form at exactly its found minimum, with code generation.
+
+    What ptxas says at the minimum refines it: a higher version or target it names is taken, a
+    form it calls unsupported goes up the target ladder, and operand complaints (ptxas checks
+    operands fully only on targets that support the instruction) send the form back to the
+    operand search at that target.
+    """
+    for attempt in range(6):
+        groups: dict[tuple[str, str], list[_Case]] = {}
+        for c in cases:
+            if c.confirmed or c.state != "typed" or not c.sm:
+                continue
+            target = c.sm[0]
+            tv = engine.target_version(target, documented)
+            c.version = max(c.feature_version, tv, key=_vkey)
+            groups.setdefault((c.version, target), []).append(c)
+        if not groups:
+            return
+        resolve: list[_Case] = []
+        relad: list[_Case] = []
+        for (v, target), group in sorted(groups.items()):
+            msgs = engine.prove([c.line for c in group], v, target, f"confirm {target}")
+            fatal: list[str] = []
+            for c, m in zip(group, msgs, strict=True):
+                if not m and not fatal:
+                    c.confirmed = True
+                    continue
+                last = attempt == 5
+                bump = [x for y in m for x in _NEEDS_VERSION.findall(y)]
+                need_t = [x for y in m for x in _NEEDS_TARGET.findall(y)]
+                if not last and bump and max(bump, key=_vkey) != v:
+                    c.feature_version = max([*bump, c.feature_version], key=_vkey)
+                elif not last and need_t and _tnum(max(need_t, key=_tnum)) > _tnum(target):
+                    c.sm = (max(need_t, key=_tnum),)
+                elif not last and any(_UNSUPPORTED.search(y) for y in m) and target in GENERIC and (
+                        GENERIC.index(target) + 1 < len(GENERIC)):
+                    c.unsupported = True              # the parse-only ladder was too kind: climb on
+                    c.min_target = GENERIC[GENERIC.index(target) + 1]
+                    relad.append(c)
+                elif not last and c.unsupported and any(_UNSUPPORTED.search(y) for y in m) and len(c.sm) > 1:
+                    c.sm = c.sm[1:]
+                elif not last and not c.unsupported and _classify(m) == "definitive":
+                    c.unsupported = True
+                    relad.append(c)
+                elif not last and _classify(m) == "operands" and attempt < 4:
+                    c.state = "solving"
+                    c.variants = [(c.ops, c.choices)] + [v for v in c.variants if v[0] is not c.ops]
+                    resolve.append(c)
+                else:
+                    c.state = "rejected"
+                    c.message = "accepted at .version 9.5 but not at its minimum: " + "; ".join(
+                        dict.fromkeys(m + fatal))
+        if relad:
+            _ladder(relad, engine)
+            for c in relad:
+                if c.state == "typed":
+                    c.sm = minimal_targets(c.accepted)
+        if resolve:
+            settings = {c.key: (c.version or MAX_VERSION, c.sm[0]) for c in resolve}
+            _solve(resolve, engine, at=lambda c, s=settings: s[c.key])
+
+
+# ---------------------------------------------------------------- stage 5: undocumented siblings
+
+_SIBLINGS = {"u": ("s", "b"), "s": ("u", "b"), "b": ("u", "s")}
+
+
+def _sibling_forms(instr: PtxInstruction) -> list[PtxForm]:
+    """Forms that swap one integer type for its signed/unsigned/bit sibling, absent from the manual."""
+    known = {f.form.lower() for f in instr.forms}
+    out: list[PtxForm] = []
+    for f in instr.forms:
+        if f.origin != "syntax":
+            continue
+        for i, m in enumerate(f.modifiers):
+            mm = re.fullmatch(r"\.([usb])(8|16|32|64)", m)
+            if not mm:
+                continue
+            for sib in _SIBLINGS[mm.group(1)]:
+                mods = list(f.modifiers)
+                mods[i] = f".{sib}{mm.group(2)}"
+                form = f.name + "".join(mods)
+                if form.lower() in known:
+                    continue
+                known.add(form.lower())
+                out.append(replace(f, form=form, modifiers=tuple(mods),
+                                   types=tuple(x for x in mods if x in f.types or x == mods[i]),
+                                   documented_version=None, documented_sm=(), origin="ptxas"))
+    return out
+
+
+# ---------------------------------------------------------------- stage 6: SASS
+
+def _sass_target(c: _Case, base: str) -> str | None:
+    """The target string under which to lower a form for one SASS column (sm_90 -> sm_90a)."""
+    n = _tnum(base)
+    if not c.unsupported:
+        lowest = _tnum(c.sm[0]) if c.sm else 10
+        return base if n >= lowest else None
+    for t in c.accepted:
+        if t[-1].isdigit() and _tnum(t) <= n:
+            return base
+    for suffix in ("a", "f"):
+        t = f"{base}{suffix}"
+        if t in c.accepted or any(a.endswith("f") and _tnum(a) // 10 == n // 10 and _tnum(a) <= n
+                                  for a in c.accepted if suffix == "f"):
+            return t
+    return None
+
+
+def _kernel(name: str, r: po.Rendered, with_instr: bool) -> str:
+    regs = [reg for per in r.operands for reg in per]
+    body = [f".visible .entry {name}(.param .u64 pin, .param .u64 pout)", "{",
+            ".reg .b64 %in, %out; .reg .b32 %tmp; .reg .pred %ptmp;",
+            "ld.param.u64 %in, [pin]; ld.param.u64 %out, [pout];", po.declarations(r.regs)]
+    off = 0
+    for reg, cls in regs:
+        if cls == "pred":
+            body.append(f"ld.global.u32 %tmp, [%in+{off}]; setp.ne.u32 {reg}, %tmp, 0;")
+        else:
+            body.append(f"ld.global.{cls} {reg}, [%in+{off}];")
+        off += 16
+    if with_instr:
+        body.append(r.text)
+    off = 0
+    for reg, cls in regs:
+        if cls == "pred":
+            body.append(f"selp.u32 %tmp, 1, 0, {reg}; st.global.u32 [%out+{off}], %tmp;")
+        else:
+            body.append(f"st.global.{cls} [%out+{off}], {reg};")
+        off += 16
+    body += ["ret;", "}"]
+    return "\n".join(body)
+
+
+def _sass_file(target: str, kernels: list[str]) -> str:
+    head = [f".version {MAX_VERSION}", f".target {target}", ".address_size 64", *_MODULE,
+            ".shared .align 16 .b8 smem[4096];"]
+    return "\n".join(head + kernels + [""])
+
+
+def parse_sass(listing: str) -> dict[str, list[str]]:
+    """Opcodes per function of a `cuobjdump -sass` listing."""
+    out: dict[str, list[str]] = {}
+    current = None
+    for line in listing.splitlines():
+        m = re.search(r"Function\s*:\s*(\S+)", line)
+        if m:
+            current = m.group(1)
+            out[current] = []
+            continue
+        if current is None:
+            continue
+        m = _SASS_OP.search(line)
+        if m and m.group(1) not in _IGNORED_SASS:
+            out[current].append(m.group(1))
+    return out
+
+
+def sass_delta(form_ops: list[str], base_ops: list[str]) -> tuple[str, ...]:
+    """Opcodes the form kernel has beyond the baseline, in the form kernel's order, deduplicated."""
+    extra = Counter(form_ops) - Counter(base_ops)
+    out: list[str] = []
+    for op in form_ops:
+        if extra.get(op, 0) > 0 and op not in out:
+            out.append(op)
+    return tuple(out)
+
+
+def _sass(cases: list[_Case], engine: _Engine, targets: tuple[str, ...]) -> None:
+    """Lower every confirmed form for each SASS column and keep the opcodes it adds."""
+    jobs: dict[str, list[tuple[_Case, str, str]]] = {}
+    for c in cases:
+        if not c.confirmed or c.rendered is None:
+            continue
+        for base in targets:
+            t = _sass_target(c, base)
+            if t:
+                jobs.setdefault(t, []).append((c, base, t))
+    work: list[tuple[str, list[tuple[_Case, str, str]]]] = []
+    for t in sorted(jobs):
+        items = jobs[t]
+        for i in range(0, len(items), KERNELS_PER_FILE):
+            work.append((t, items[i:i + KERNELS_PER_FILE]))
+    texts = []
+    baselines_of: list[list[str]] = []
+    for t, items in work:
+        kernels: list[str] = []
+        names: dict[str, str] = {}              # one baseline per distinct load/store pattern
+        mine: list[str] = []
+        for n, (c, _, _) in enumerate(items):
+            assert c.rendered is not None
+            kernels.append(_kernel(f"f{n}", c.rendered, True))
+            body = _kernel("b", c.rendered, False)
+            if body not in names:
+                names[body] = f"b{len(names)}"
+                kernels.append(_kernel(names[body], c.rendered, False))
+            mine.append(names[body])
+        baselines_of.append(mine)
+        texts.append((_sass_file(t, kernels), _arch(t, False), True))
+    runs = engine._map(texts, "sass")
+    retry: list[tuple[str, tuple[_Case, str, str]]] = []
+    for (t, items), run, mine in zip(work, runs, baselines_of, strict=True):
+        if run.rc != 0 or not run.sass:
+            retry.extend((t, it) for it in items)
+            continue
+        funcs = parse_sass(run.sass)
+        for n, (c, _, target) in enumerate(items):
+            c.sass[target] = sass_delta(funcs.get(f"f{n}", []), funcs.get(mine[n], []))
+    if retry:
+        single = [(_sass_file(t, [_kernel("f0", c.rendered, True), _kernel("b0", c.rendered, False)]),
+                   _arch(t, False), True) for t, (c, _, _) in retry if c.rendered is not None]
+        runs = engine._map(single, "sass (single)")
+        for (_, (c, _, target)), run in zip(retry, runs, strict=True):
+            if run.rc == 0 and run.sass:
+                funcs = parse_sass(run.sass)
+                c.sass[target] = sass_delta(funcs.get("f0", []), funcs.get("b0", []))
+
+
+# ---------------------------------------------------------------- errata
+
+def _norm_targets(ts: Iterable[str]) -> set[str]:
+    return {t.rstrip("+") for t in ts}
+
+
+def targets_agree(documented: tuple[str, ...], verified: tuple[str, ...]) -> bool:
+    """Whether documented targets ("sm_80+", "all", "sm_100f+") match the verified minimum."""
+    if not documented or not verified:
+        return True
+    if "all" in documented:
+        return verified[0][-1].isdigit() and _tnum(verified[0]) <= 20
+    doc = _norm_targets(documented)
+    ver = set(verified)
+    if all(t[-1].isdigit() for t in ver) and any(t[-1].isdigit() for t in doc):
+        return min(_tnum(t) for t in doc if t[-1].isdigit()) == _tnum(min(ver, key=_tnum))
+    return doc == ver or (bool(doc & ver) and min(_tnum(t) for t in doc) == min(_tnum(t) for t in ver))
+
+
+def _failure(message: str) -> str:
+    """rejected: ptxas refuses the form itself; unverified: no operands were found that it takes."""
+    parts = [m.strip() for m in message.split(":", 1)[-1].split(";")] if message.startswith("accepted at") else [
+        m.strip() for m in message.split(";")]
+    return "rejected" if any(_is_definitive(m) for m in parts) or message == "not accepted on any target" else (
+        "unverified")
+
+
+def _errata(cases: list[_Case]) -> list[PtxErratum]:
+    out: list[PtxErratum] = []
+    for c in cases:
+        f = c.form
+        if not c.documented:
+            if c.confirmed:
+                out.append(PtxErratum(f.name, f.form, c.key[0], "undocumented-form", "not listed",
+                                      f"accepted from PTX ISA {c.version} on {', '.join(c.sm)}",
+                                      "ptxas accepts a form the manual's syntax does not list"))
+            continue
+        if c.state == "rejected" and _failure(c.message) == "rejected":
+            out.append(PtxErratum(f.name, f.form, c.key[0], "rejected",
+                                  f"PTX ISA {f.documented_version or '?'} {', '.join(f.documented_sm)}".strip(),
+                                  "not accepted by ptxas", c.message))
+            continue
+        if not c.confirmed:
+            continue
+        if f.documented_version and _vkey(f.documented_version) != _vkey(c.feature_version):
+            out.append(PtxErratum(f.name, f.form, c.key[0], "version", f.documented_version,
+                                  c.feature_version, "introduced-in version differs from ptxas"))
+        if f.documented_sm and not targets_agree(f.documented_sm, c.sm):
+            out.append(PtxErratum(f.name, f.form, c.key[0], "target", ", ".join(f.documented_sm),
+                                  ", ".join(c.sm), "minimum target differs from ptxas"))
+    return out
+
+
+# ---------------------------------------------------------------- entry point
+
+def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Progress | None = None,
+                  workers: int | None = None, sections: Iterable[str] | None = None,
+                  sass_targets: tuple[str, ...] = SASS_TARGETS, undocumented: bool = True,
+                  cache: Path | None = None, use_cache: bool = True) -> PtxVerification:
+    """Verify every form of `manual` (or of the given section numbers) with ptxas and cuobjdump."""
+    start = time.perf_counter()
+    tools = tools or find_tools()
+    result = PtxVerification(tool=tools.label)
+    if tools.ptxas is None:
+        result.skipped_reason = ("ptxas not found (pip install nvidia-cuda-nvcc==13.5.37, or set "
+                                 "$GPUISA_PTXAS): verification skipped, documented facts kept")
+        return result
+    runner = Runner(tools, cache, use_cache)
+    engine = _Engine(runner, workers or os.cpu_count() or 2, progress)
+    wanted = set(sections) if sections is not None else None
+    instrs = [i for i in manual.instructions if wanted is None or i.section in wanted]
+    cases = [_make_case(i, f) for i in instrs for f in i.forms]
+    if undocumented:
+        cases += [_make_case(i, f, documented=False) for i in instrs for f in _sibling_forms(i)]
+    _solve(cases, engine)
+    for target in ALT_SOLVE_TARGETS:
+        retry = [c for c in cases if c.state == "rejected" and (
+            _classify(c.message.split("; ")) == "definitive" or _wrong_target(c.message.split("; ")))]
+        for c in retry:
+            c.state = "solving"
+        _solve(retry, engine, at=lambda c, t=target: (MAX_VERSION, t))
+        for c in retry:
+            if c.state == "rejected" and c.first_message:
+                c.message = c.first_message
+    _probe(cases, engine)
+    _ladder(cases, engine)
+    _feature_versions(cases, engine)
+    _confirm(cases, engine, manual.target_versions)
+    if tools.cuobjdump is not None and sass_targets:
+        _sass(cases, engine, sass_targets)
+    for c in cases:
+        if not c.documented and not c.confirmed:
+            continue                      # a sibling ptxas rejects is simply not a form
+        status = "verified" if c.confirmed else _failure(c.message)
+        msg = c.message if status != "verified" else ""
+        result.verdicts[c.key] = PtxVerdict(
+            form=c.form.form, name=c.form.name, section=c.key[0], status=status,
+            ptx_version=c.version if c.confirmed else None,
+            feature_version=c.feature_version if c.confirmed else None,
+            sm=c.sm if c.confirmed else (), message=msg, ptx_line=c.rendered.text if c.rendered else "",
+            sass=tuple(sorted(c.sass.items())), documented=c.documented)
+    result.errata = _errata(cases)
+    result.undocumented_forms = [c.form for c in cases if not c.documented and c.confirmed]
+    result.ptxas_calls = runner.ptxas_calls
+    result.cuobjdump_calls = runner.cuobjdump_calls
+    result.cache_hits = runner.cache_hits
+    result.seconds = time.perf_counter() - start
+    return result
