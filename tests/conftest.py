@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,11 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = Path(os.environ.get("GPUISA_SOURCES", REPO.parent / "shared" / "sources")).resolve()
 MANUALS = SOURCES / "amd-isa-manuals"
+
+# Every test reads the same sources, and none reads a catalog the user happens to have built:
+# code that looks for the default catalog finds none and reads the sources instead.
+os.environ["GPUISA_SOURCES"] = str(SOURCES)
+os.environ["GPUISA_CATALOG"] = str(Path(tempfile.gettempdir()) / f"gpuisa-tests-{os.getpid()}" / "no-catalog.sqlite")
 
 
 def manual_line(arch: str, line: int) -> str:
