@@ -102,6 +102,13 @@ def fma_ref32(a: float, b: float, c: float) -> float:
     return float(min(cands, key=lambda v: (abs(Fraction(float(v)) - exact), int(v.view(np.uint32)) & 1)))
 
 
+def fma_ref64(a: float, b: float, c: float) -> float:
+    """a*b+c rounded once: the exact rational, rounded by Fraction.__float__ (correctly rounded,
+    so a negative result too small for a double becomes -0.0); an exact zero takes IEEE's sign rule."""
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    return float(exact) if exact != 0 else a * b + c
+
+
 def rounded(fn: Callable[[float], int], x: float) -> float:
     """IEEE rounding to an integral value keeps infinities and the sign of a zero result."""
     if not math.isfinite(x):
@@ -229,7 +236,7 @@ CASES = [
     c("v_cvt_f16_f32", 9454, {"S0": F32}, lambda S0: {"D0": float(np.float16(np.float32(S0)))}),
     c("v_add_f64", 16732, {"S0": F64, "S1": F64}, lambda S0, S1: {"D0": S0 + S1}),
     c("v_fma_f64", 15514, {"S0": F64, "S1": F64, "S2": F64},
-      lambda S0, S1, S2: {"D0": float(Fraction(S0) * Fraction(S1) + Fraction(S2)) if (S0 * S1 + S2) != 0 else S0 * S1 + S2}),
+      lambda S0, S1, S2: {"D0": fma_ref64(S0, S1, S2)}),
     # ---- SALU, rdna3 (SCC is the carry / "result is not zero" flag)
     c("s_add_u32", 6158, AB, lambda S0, S1: {"D0": (S0 + S1) & M32, "SCC": (S0 + S1) >> 32}),
     c("s_sub_u32", 6169, AB, lambda S0, S1: {"D0": (S0 - S1) & M32, "SCC": int(S1 > S0)}),

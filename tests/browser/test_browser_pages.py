@@ -6,12 +6,10 @@ Facts come from the manuals; each is checked against the manual line that states
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.browser.webfixtures import IMG, SCRIPT
-from tests.conftest import manual_line
+from tests.conftest import SOURCES, manual_line
 
 pytestmark = pytest.mark.browser
 
@@ -158,7 +156,7 @@ def test_clmad_ptx_page(page, server, catalog):
         doc = catalog.show("clmad")
     except NotFoundError:
         pytest.skip("the catalog has no PTX instructions yet (show('clmad') raises NotFoundError)")
-    source = Path(__file__).resolve().parents[2].parent / "shared" / "sources" / "ptx-isa-9.4" / "9-instruction-set"
+    source = SOURCES / "ptx-isa-9.4" / "9-instruction-set"
     text = (source / "9.7.1.5-integer-arithmetic-instructionsclmad.md").read_text(encoding="utf-8")
     assert "Introduced in PTX ISA version 9.3." in text and "Requires `sm_80` or higher." in text
     p = page.page

@@ -67,6 +67,11 @@ class Catalog:
         row = self.conn.execute("SELECT name FROM aliases WHERE alias=?", (key,)).fetchone()
         if row:
             return row[0]
+        from gpuisa.catalog.ptx_store import ptx_show
+
+        ptx = ptx_show(self.conn, name)
+        if ptx is not None:
+            return ptx["name"]
         raise NotFoundError("instruction", name, self.suggest(name))
 
     def suggest(self, name: str, n: int = 5) -> list[str]:
@@ -94,14 +99,13 @@ class Catalog:
         """The page document for one instruction in one arch (default: the newest that has it).
 
         AMD names first; a PTX name or form (`clmad`, `clmad.lo.u64`) gives the PTX document."""
-        try:
-            key = self.resolve(name)
-        except NotFoundError:
+        key = self.resolve(name)
+        if not self.conn.execute("SELECT 1 FROM instructions WHERE name=?", (key,)).fetchone():
             doc = self.show_ptx(name)
             if doc is None:
-                raise
+                raise NotFoundError("instruction", name, self.suggest(name))
             if arch is not None:
-                raise GpuisaError(f"{name} is a PTX instruction; --arch applies to AMD instructions") from None
+                raise GpuisaError(f"{name} is a PTX instruction; --arch applies to AMD instructions")
             return doc
         row = self.conn.execute("SELECT vendor, grp, summary, archs, aliases FROM instructions WHERE name=?",
                                 (key,)).fetchone()
