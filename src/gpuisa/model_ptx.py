@@ -27,6 +27,7 @@ class PtxNote:
     version: str | None
     targets: tuple[str, ...]
     line: int
+    width: int | None = None       # "64-bit `add.cc` ...": only forms of that data width
 
 
 @dataclass(frozen=True, slots=True)

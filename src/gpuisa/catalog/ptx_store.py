@@ -114,7 +114,7 @@ def write_ptx(conn: sqlite3.Connection, instructions: PtxManual | Iterable[PtxIn
 
 def _note(n: Any) -> dict[str, Any]:
     return {"kind": n.kind, "text": n.text, "subjects": list(n.subjects), "version": n.version,
-            "targets": list(n.targets), "line": n.line}
+            "targets": list(n.targets), "line": n.line, "width": n.width}
 
 
 def _insert_form(conn: sqlite3.Connection, iid: int, f: Any, v: Any, in_manual: bool) -> None:

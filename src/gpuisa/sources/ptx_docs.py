@@ -320,8 +320,9 @@ def _note(kind: str, sentence: str, bullets: list[str], line: int) -> PtxNote:
         targets += _targets_of(sentence)
         for b in bullets:
             targets += _targets_of(b)
+    width = re.match(r"^(\d+)-bit `", sentence)
     return PtxNote(kind, sentence + ("\n" + "\n".join(bullets) if bullets else ""), subjects,
-                   version, tuple(dict.fromkeys(targets)), line)
+                   version, tuple(dict.fromkeys(targets)), line, int(width.group(1)) if width else None)
 
 
 def _targets_of(text: str) -> list[str]:
@@ -340,6 +341,8 @@ def _applies(note: PtxNote, name: str, mods: tuple[str, ...], names: tuple[str, 
 
     A sentence naming qualifiers and the instruction ("Type `.b8` with `ldmatrix` ...") is about
     those qualifiers: the bare instruction name is context there, not a subject of its own."""
+    if note.width and not any(_width(m) == note.width for m in mods):
+        return False
     if not note.subjects:
         return True
     lows = {n.lower() for n in names}
@@ -349,6 +352,11 @@ def _applies(note: PtxNote, name: str, mods: tuple[str, ...], names: tuple[str, 
             if _subject_matches(alt, name, mods, names):
                 return True
     return False
+
+
+def _width(mod: str) -> int | None:
+    m = re.fullmatch(r"\.[a-z]+?(\d+)", mod)
+    return int(m.group(1)) if m and ptx_syntax.is_type(mod) else None
 
 
 def _subject_alternatives(subject: str) -> list[str]:

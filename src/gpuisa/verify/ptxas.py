@@ -21,14 +21,16 @@ All runs are cached (gpuisa.verify.ptx_tools.Runner) and spread over the CPU cor
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import os
 import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from gpuisa.model_ptx import PtxErratum, PtxForm, PtxInstruction, PtxManual, PtxVerdict, PtxVerification
@@ -597,6 +599,11 @@ def minimal_targets(accepted: Iterable[str]) -> tuple[str, ...]:
     return tuple(keep)
 
 
+def _kernel_class(c: _Case) -> str:
+    """Forms that cannot share a kernel: ptxas refuses a function mixing .cta_group::1 and ::2."""
+    return next((m for m in c.form.modifiers if m.startswith(".cta_group::")), "")
+
+
 def _feature_versions(cases: list[_Case], engine: _Engine) -> None:
     """At .version 1.0 on each form's own minimum target, ptxas names the version every feature
     of the form needs (on sm_10 it may stop at the target complaint and name none)."""
@@ -630,12 +637,12 @@ def _confirm(cases: list[_Case], engine: _Engine, documented: dict[str, str]) ->
             target = c.sm[0]
             tv = engine.target_version(target, documented)
             c.version = max(c.feature_version, tv, key=_vkey)
-            groups.setdefault((c.version, target), []).append(c)
+            groups.setdefault((c.version, target, _kernel_class(c)), []).append(c)
         if not groups:
             return
         resolve: list[_Case] = []
         relad: list[_Case] = []
-        for (v, target), group in sorted(groups.items()):
+        for (v, target, _), group in sorted(groups.items()):
             msgs = engine.prove([c.line for c in group], v, target, f"confirm {target}")
             fatal: list[str] = []
             for c, m in zip(group, msgs, strict=True):
@@ -799,39 +806,52 @@ def _sass(cases: list[_Case], engine: _Engine, targets: tuple[str, ...]) -> None
         items = jobs[t]
         for i in range(0, len(items), KERNELS_PER_FILE):
             work.append((t, items[i:i + KERNELS_PER_FILE]))
-    texts = []
-    baselines_of: list[list[str]] = []
-    for t, items in work:
-        kernels: list[str] = []
-        names: dict[str, str] = {}              # one baseline per distinct load/store pattern
-        mine: list[str] = []
-        for n, (c, _, _) in enumerate(items):
-            assert c.rendered is not None
-            kernels.append(_kernel(f"f{n}", c.rendered, True))
-            body = _kernel("b", c.rendered, False)
-            if body not in names:
-                names[body] = f"b{len(names)}"
-                kernels.append(_kernel(names[body], c.rendered, False))
-            mine.append(names[body])
-        baselines_of.append(mine)
-        texts.append((_sass_file(t, kernels), _arch(t, False), True))
-    runs = engine._map(texts, "sass")
-    retry: list[tuple[str, tuple[_Case, str, str]]] = []
-    for (t, items), run, mine in zip(work, runs, baselines_of, strict=True):
-        if run.rc != 0 or not run.sass:
-            retry.extend((t, it) for it in items)
-            continue
-        funcs = parse_sass(run.sass)
-        for n, (c, _, target) in enumerate(items):
-            c.sass[target] = sass_delta(funcs.get(f"f{n}", []), funcs.get(mine[n], []))
-    if retry:
-        single = [(_sass_file(t, [_kernel("f0", c.rendered, True), _kernel("b0", c.rendered, False)]),
-                   _arch(t, False), True) for t, (c, _, _) in retry if c.rendered is not None]
-        runs = engine._map(single, "sass (single)")
-        for (_, (c, _, target)), run in zip(retry, runs, strict=True):
+    for attempt in range(4):
+        if not work:
+            return
+        texts = []
+        layouts: list[tuple[list[str], list[tuple[int, int]], dict[str, tuple[int, int]]]] = []
+        for t, items in work:
+            kernels: list[str] = []
+            names: dict[str, str] = {}          # one baseline per distinct load/store pattern
+            mine: list[str] = []
+            spans: list[tuple[int, int]] = []
+            base_spans: dict[str, tuple[int, int]] = {}
+            line = len(_sass_file(t, []).split("\n"))
+            for n, (c, _, _) in enumerate(items):
+                assert c.rendered is not None
+                k = _kernel(f"f{n}", c.rendered, True)
+                spans.append((line, line + k.count("\n")))
+                line += k.count("\n") + 1
+                kernels.append(k)
+                body = _kernel("b", c.rendered, False)
+                if body not in names:
+                    names[body] = f"b{len(names)}"
+                    k = _kernel(names[body], c.rendered, False)
+                    base_spans[names[body]] = (line, line + k.count("\n"))
+                    line += k.count("\n") + 1
+                    kernels.append(k)
+                mine.append(names[body])
+            layouts.append((mine, spans, base_spans))
+            texts.append((_sass_file(t, kernels), _arch(t, False), True))
+        runs = engine._map(texts, "sass" if attempt == 0 else f"sass (retry {attempt})")
+        again: list[tuple[str, list[tuple[_Case, str, str]]]] = []
+        for (t, items), run, (mine, spans, base_spans) in zip(work, runs, layouts, strict=True):
             if run.rc == 0 and run.sass:
                 funcs = parse_sass(run.sass)
-                c.sass[target] = sass_delta(funcs.get("f0", []), funcs.get("b0", []))
+                for n, (c, _, target) in enumerate(items):
+                    c.sass[target] = sass_delta(funcs.get(f"f{n}", []), funcs.get(mine[n], []))
+                continue
+            errs = set(run.messages)
+            bad_base = {b for b, (lo, hi) in base_spans.items() if any(lo <= e <= hi + 1 for e in errs)}
+            bad = {n for n, (lo, hi) in enumerate(spans) if mine[n] in bad_base or any(lo <= e <= hi + 1 for e in errs)}
+            if bad:                             # drop the kernels ptxas complains about, keep the rest
+                rest = [it for n, it in enumerate(items) if n not in bad]
+                if rest:
+                    again.append((t, rest))
+            elif len(items) > 1:                # nothing pinned on a kernel: halve
+                again += [(t, items[:len(items) // 2]), (t, items[len(items) // 2:])]
+        work = again
 
 
 # ---------------------------------------------------------------- errata
@@ -905,6 +925,18 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
     engine = _Engine(runner, workers or os.cpu_count() or 2, progress)
     wanted = set(sections) if sections is not None else None
     instrs = [i for i in manual.instructions if wanted is None or i.section in wanted]
+    key = _result_key(tools, instrs, sass_targets if tools.cuobjdump else (), undocumented)
+    stored = runner.cache / "results" / f"{key}.json"
+    if use_cache and stored.is_file():
+        try:
+            cached = _load_result(json.loads(stored.read_text()))
+        except (OSError, ValueError, KeyError, TypeError):
+            cached = None
+        if cached is not None:
+            cached.cache_hits, cached.seconds = 1, time.perf_counter() - start
+            if progress:
+                progress("ptxas (cached)", 1, 1)
+            return cached
     cases = [_make_case(i, f) for i in instrs for f in i.forms]
     if undocumented:
         cases += [_make_case(i, f, documented=False) for i in instrs for f in _sibling_forms(i)]
@@ -941,4 +973,43 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
     result.cuobjdump_calls = runner.cuobjdump_calls
     result.cache_hits = runner.cache_hits
     result.seconds = time.perf_counter() - start
+    if use_cache:
+        stored.parent.mkdir(parents=True, exist_ok=True)
+        tmp = stored.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(_dump_result(result)))
+        os.replace(tmp, stored)
     return result
+
+
+# ---------------------------------------------------------------- whole-result cache
+
+VERIFIER_VERSION = "1"         # bump when the stages change what they conclude
+
+
+def _result_key(tools: Tools, instrs: list[PtxInstruction], sass: tuple[str, ...], undocumented: bool) -> str:
+    """Same tool, same verifier, same forms and examples: the same result (the warm run)."""
+    h = hashlib.sha256(f"{tools.version}\0{VERIFIER_VERSION}\0{sass}\0{undocumented}".encode())
+    for i in instrs:
+        h.update(f"\0{i.section}\0{i.names}\0{i.examples}".encode())
+        for f in i.forms:
+            h.update(f"\0{f.form}\0{f.operands}\0{f.template}\0{f.documented_version}\0{f.documented_sm}"
+                     f"\0{f.origin}\0{f.types}\0{f.modifiers}".encode())
+    return h.hexdigest()
+
+
+def _dump_result(r: PtxVerification) -> dict:
+    return {"tool": r.tool, "verdicts": [asdict(v) for v in r.verdicts.values()],
+            "errata": [asdict(e) for e in r.errata], "undocumented": [asdict(f) for f in r.undocumented_forms],
+            "skipped_reason": r.skipped_reason, "ptxas_calls": r.ptxas_calls, "cuobjdump_calls": r.cuobjdump_calls}
+
+
+def _load_result(d: dict) -> PtxVerification:
+    r = PtxVerification(tool=d["tool"], skipped_reason=d["skipped_reason"])
+    for v in d["verdicts"]:
+        v = dict(v, sm=tuple(v["sm"]), sass=tuple((t, tuple(ops)) for t, ops in v["sass"]))
+        verdict = PtxVerdict(**v)
+        r.verdicts[(verdict.section, verdict.form)] = verdict
+    r.errata = [PtxErratum(**e) for e in d["errata"]]
+    r.undocumented_forms = [PtxForm(**{k: tuple(x) if isinstance(x, list) else x for k, x in f.items()})
+                            for f in d["undocumented"]]
+    return r
