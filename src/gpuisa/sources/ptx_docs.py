@@ -384,7 +384,8 @@ def _subject_matches(subject: str, name: str, mods: tuple[str, ...], names: tupl
         parts = ["." + p for p in rest.split(".") if p]
         if not parts:
             return False
-    return all(any(m == p or m.startswith(p + "::") for m in low_mods) for p in parts)
+    return all(any(m == p or m.startswith(p + "::") or (p.endswith("::*") and m.startswith(p[:-1]))
+                   for m in low_mods) for p in parts)
 
 
 def _version_key(v: str) -> tuple[int, int]:
