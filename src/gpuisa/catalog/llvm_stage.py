@@ -272,8 +272,8 @@ def _fixed_mask(enc: Encoding) -> tuple[int, int]:
     mask = value = 0
     for f in enc.fields:
         if f.value is not None:
-            mask |= m._place(f.bits, (1 << f.width) - 1)
-            value |= m._place(f.bits, f.value)
+            mask |= m.place(f.bits, (1 << f.width) - 1)
+            value |= m.place(f.bits, f.value)
     return mask, value
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gpuisa.archs import BY_KEY, newest_first
+from gpuisa.archs import newest_first
 from gpuisa.model import Encoding, InstructionDoc, ManualData, OpcodeEntry, Provenance
 from gpuisa.sources.amd_names import RENAMES
 
@@ -59,13 +59,13 @@ def identifier(enc: Encoding, opcode: int, op_field: str = "OP") -> int | None:
     value = 0
     for f in enc.fields:
         if f.value is not None:
-            value |= _place(f.bits, f.value)
+            value |= place(f.bits, f.value)
     if opcode >= (1 << op.width):
         return None
-    return value | _place(op.bits, opcode)
+    return value | place(op.bits, opcode)
 
 
-def _place(bits: tuple[tuple[int, int], ...], value: int) -> int:
+def place(bits: tuple[tuple[int, int], ...], value: int) -> int:
     """Scatter `value` (MSB first across ranges) into its bit positions."""
     out, remaining = 0, sum(hi - lo + 1 for hi, lo in bits)
     for hi, lo in bits:
@@ -210,7 +210,3 @@ def summary_of(text: str, limit: int = 160) -> str:
     m = _SENTENCE.match(text)
     s = m.group(1) if m else text
     return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"
-
-
-def arch_display(key: str) -> str:
-    return BY_KEY[key].display

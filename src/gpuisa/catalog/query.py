@@ -11,7 +11,7 @@ import re
 import sqlite3
 from pathlib import Path
 
-from gpuisa.archs import BY_KEY, newest_first, resolve_arch
+from gpuisa.archs import BY_KEY, resolve_arch
 from gpuisa.catalog.merge import layout_diff
 from gpuisa.catalog.schema import SCHEMA_VERSION
 from gpuisa.errors import CatalogError, GpuisaError, NotFoundError
@@ -385,7 +385,3 @@ class Catalog:
                 " WHERE a.arch=? ORDER BY i.grp, a.section, i.name", (key,)):
             groups.setdefault(grp, []).append({"name": name.lower(), "summary": summary, "section": section})
         return groups
-
-
-def newest(archs: list[str]) -> str:
-    return newest_first(archs)[0]
