@@ -69,14 +69,10 @@ def read_manual(root: str | Path, older: str | Path | None = None) -> PtxManual:
     parsed: list[tuple[Path, dict, list[str], list[Block]]] = []
     for path in files:
         rel = _rel(path, root)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            manual.skips.append(Skip(rel, None, f"unreadable: {exc}"))
+        loaded = _load(manual, path, rel)
+        if loaded is None:
             continue
-        meta, body_lines, problem = _front_matter(text)
-        if problem:
-            manual.skips.append(Skip(rel, 1, problem))
+        text, meta, body_lines = loaded
         lines = text.split("\n")
         manual.sections_total += _count_syntax_labels(lines)
         section = str(meta.get("section") or _section_from_name(path.name))
@@ -112,6 +108,20 @@ def _section_from_name(name: str) -> str:
 def _clean_title(title: str, section: str) -> str:
     title = title.replace("\uf0c1", "").strip()
     return re.sub(r"^" + re.escape(section) + r"\.?\s*", "", title).strip()
+
+
+def _load(manual: PtxManual, path: Path, rel: str) -> tuple[str, dict, list[str]] | None:
+    """Text, front matter and body lines of one section file; unreadable files and bad front
+    matter are recorded as skips (the file is still read when only its front matter is bad)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        manual.skips.append(Skip(rel, None, f"unreadable: {exc}"))
+        return None
+    meta, body_lines, problem = _front_matter(text)
+    if problem:
+        manual.skips.append(Skip(rel, 1, problem))
+    return text, meta, body_lines
 
 
 def _front_matter(text: str) -> tuple[dict, list[str], str]:
@@ -468,14 +478,10 @@ def _read_release_notes(manual: PtxManual, root: Path) -> None:
     known = {n.lower() for i in manual.instructions for n in i.names}
     for path in sorted(ch13.glob("*.md"), key=lambda p: _section_sort_key(p.name)):
         rel = _rel(path, root)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            manual.skips.append(Skip(rel, None, f"unreadable: {exc}"))
+        loaded = _load(manual, path, rel)
+        if loaded is None:
             continue
-        meta, _, problem = _front_matter(text)
-        if problem:
-            manual.skips.append(Skip(rel, 1, problem))
+        text, meta, _ = loaded
         title = str(meta.get("title", ""))
         m = re.search(r"Version\s+(\d+\.\d+)", title)
         if not m:
