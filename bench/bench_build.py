@@ -15,9 +15,10 @@ import time
 from pathlib import Path
 
 from gpuisa import paths
+from gpuisa.build import build
 from gpuisa.catalog import merge
-from gpuisa.catalog.build import build, read_manuals
 from gpuisa.catalog.query import Catalog
+from gpuisa.sources.read import read_amd_manuals
 
 
 def main() -> None:
@@ -26,7 +27,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=10)
     args = ap.parse_args()
     t0 = time.perf_counter()
-    manuals = read_manuals(args.sources, None, jobs=2)
+    manuals = read_amd_manuals(args.sources, jobs=2)
     merge.merge(manuals)
     print(f"twelve AMD manuals read and merged: {time.perf_counter() - t0:.2f} s wall")
     del manuals

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from gpuisa import paths
 from gpuisa.sources import llvm_mc
+from gpuisa.sources.layout import LLVM_TREE
 
 
 def peak_rss_mb() -> float:
@@ -97,8 +98,8 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=5000, help="lines to verify with llvm-mc")
     ap.add_argument("--target", default="gfx1100")
     args = ap.parse_args()
-    if not (args.sources / llvm_mc.LLVM_DIR).is_dir():
-        sys.exit(f"no {llvm_mc.LLVM_DIR} under {args.sources}; run `gpuisa fetch` or pass --sources")
+    if not (args.sources / LLVM_TREE).is_dir():
+        sys.exit(f"no {LLVM_TREE} under {args.sources}; run `gpuisa fetch` or pass --sources")
     corpus = bench_corpus(args.sources, args.processes)
     bench_llvm_mc(corpus, args.target, args.lines)
 

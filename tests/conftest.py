@@ -36,7 +36,7 @@ def sources() -> Path:
 
 @pytest.fixture(scope="session")
 def catalog_path(sources: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from gpuisa.catalog.build import build
+    from gpuisa.build import build
 
     path = tmp_path_factory.mktemp("catalog") / "catalog.sqlite"
     build(sources, path, None, jobs=2)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gpuisa.archs import ARCHS
-from gpuisa.catalog.build import build
+from gpuisa.build import build
 from gpuisa.errors import SourceError
 from tests.conftest import MANUALS
 

@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 
 from gpuisa.paths import default_sources
 from gpuisa.sources import llvm_mc as mc
+from gpuisa.sources.layout import LLVM_TREE
 
 SOURCES = default_sources()
-LLVM = SOURCES / mc.LLVM_DIR / "llvm"
+LLVM = SOURCES / LLVM_TREE / "llvm"
 ASM = LLVM / "test/MC/AMDGPU"
 DASM = LLVM / "test/MC/Disassembler/AMDGPU"
 

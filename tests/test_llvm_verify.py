@@ -16,10 +16,11 @@ from gpuisa.model import Provenance
 from gpuisa.model_llvm import McExample, McRun
 from gpuisa.paths import default_sources
 from gpuisa.sources import llvm_mc as mc
+from gpuisa.sources.layout import LLVM_TREE
 from gpuisa.verify import llvm_mc as v
 
 SOURCES = default_sources()
-ASM = SOURCES / mc.LLVM_DIR / "llvm/test/MC/AMDGPU"
+ASM = SOURCES / LLVM_TREE / "llvm/test/MC/AMDGPU"
 
 tools = pytest.mark.tools
 needs_llvm_mc = pytest.mark.skipif(not v.available(), reason="llvm-mc >= 22 not installed (apt-get install llvm-22)")

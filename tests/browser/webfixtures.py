@@ -85,7 +85,7 @@ def write_fixture_sources(root: Path) -> Path:
 
 def build_fixture_catalog(folder: Path) -> Path:
     """Write the hostile sources under `folder` and build a catalog from them (about a second)."""
-    from gpuisa.catalog.build import build
+    from gpuisa.build import build
 
     sources = write_fixture_sources(folder / "sources")
     catalog = folder / "fixture.sqlite"

@@ -13,7 +13,7 @@ console = Console(highlight=False)
 
 
 def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = False) -> None:
-    from gpuisa.catalog.build import build
+    from gpuisa.build import build
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=False) as progress:

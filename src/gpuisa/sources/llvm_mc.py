@@ -19,12 +19,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gpuisa.errors import SourceError
 from gpuisa.model import Provenance, Skip
 from gpuisa.model_llvm import Direction, McCorpus, McExample, McNegative, McRun
+from gpuisa.sources.layout import LLVM_MC_TESTS, llvm_mc_tests, llvm_tree
 
 SOURCE = "llvm-mc-test"
-LLVM_DIR = "llvm-project-23.1.1"
-TEST_DIRS = ("llvm/test/MC/AMDGPU", "llvm/test/MC/Disassembler/AMDGPU")
 SAMPLES_PER_REASON = 20
 
 # Processor names llvm-mc accepts besides gfxNNN, from the processor table of
@@ -80,16 +80,11 @@ _TRIVIAL_REGEX = re.compile(r"\{\{(?:\$|\^|\s*| \*|\\s\*|\s\+)\}\}")
 _SUBARCH = re.compile(r"^amdgpu(\d+)\.([0-9a-z]+)")
 
 
-def sources_dir(root: Path) -> Path:
-    """The LLVM tree inside a sources root (accepts the LLVM tree itself too)."""
-    return root / LLVM_DIR if (root / LLVM_DIR).is_dir() else root
-
-
 def test_files(root: Path) -> list[Path]:
     """Every assembler / disassembler test file (*.s, *.txt), sorted, regression/ included."""
-    base = sources_dir(root)
+    base = llvm_tree(root)
     files: list[Path] = []
-    for d in TEST_DIRS:
+    for d in LLVM_MC_TESTS:
         folder = base / d
         if folder.is_dir():
             files += [p for p in folder.rglob("*") if p.suffix in (".s", ".txt") and p.is_file()]
@@ -748,9 +743,7 @@ def iter_files(root: Path, processes: int | None = None) -> Iterator[FileResult]
     root = Path(root)
     files = test_files(root)
     if not files:
-        from gpuisa.errors import SourceError
-
-        raise SourceError(str(sources_dir(root) / TEST_DIRS[0]), "no LLVM MC test files found")
+        raise SourceError(str(llvm_mc_tests(root)), "no LLVM MC test files found")
     workers = processes if processes is not None else min(os.cpu_count() or 1, 8)
     jobs = [(str(f), str(root)) for f in files]
     if workers <= 1:
@@ -762,16 +755,12 @@ def iter_files(root: Path, processes: int | None = None) -> Iterator[FileResult]
             yield res.inflate()
 
 
-def read_corpus(root: Path | None = None, processes: int | None = None) -> McCorpus:
-    """Read every MC test file under `root` (default: gpuisa.paths.default_sources()).
+def read_corpus(root: Path, processes: int | None = None) -> McCorpus:
+    """Read every MC test file under the sources root `root` (or an LLVM tree).
 
     The cyclic garbage collector is paused meanwhile: building ~760k acyclic records otherwise
     triggers repeated full collections that cost more than the parsing (measured 3.0 s vs 0.9 s).
     """
-    if root is None:
-        from gpuisa.paths import default_sources
-
-        root = default_sources()
     corpus = McCorpus()
     was_enabled = gc.isenabled()
     gc.disable()

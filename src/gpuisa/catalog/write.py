@@ -1,7 +1,8 @@
-"""Build the catalog: read every source, merge, derive, and write one SQLite file atomically.
+"""Write the catalog file: the AMD tables, the cross-vendor equivalents, and the atomic file swap.
 
 The file is written under a temporary name beside the target and renamed into place only when
-complete, so a failed build leaves the previous catalog intact.
+complete, so a failed build leaves the previous catalog intact. The stage list (gpuisa.build)
+decides what goes in; the PTX tables are written by ptx_store, the LLVM tables by llvm_stage.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ import os
 import sqlite3
 import tempfile
 import time
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -21,15 +22,8 @@ from gpuisa.archs import ARCHS, newest_first
 from gpuisa.catalog import merge as m
 from gpuisa.catalog.operands import derive as derive_operands
 from gpuisa.catalog.ptx_store import SCHEMA as PTX_SCHEMA
-from gpuisa.catalog.ptx_store import write_ptx
 from gpuisa.catalog.schema import SCHEMA, SCHEMA_VERSION
-from gpuisa.errors import SourceError
 from gpuisa.model import ManualData, Provenance
-from gpuisa.sources.amd_manual import read_manual
-
-Progress = Callable[[str, int, int], None]   # (stage, done, total)
-
-MANUALS_DIR = "amd-isa-manuals"
 
 
 @dataclass(slots=True)
@@ -46,96 +40,19 @@ class ArchCoverage:
         return 100.0 * self.in_catalog / self.table_entries if self.table_entries else 0.0
 
 
-@dataclass(slots=True)
-class BuildReport:
-    coverage: list[ArchCoverage]
-    instructions: int
-    seconds: float
-    path: str
-    llvm: object | None = None          # llvm_stage.LlvmReport when the LLVM tests were read
-    notes: list[str] = field(default_factory=list)
-
-
-def _read_one(args: tuple[str, str, str]) -> ManualData:
-    path, arch, rel = args
-    return read_manual(Path(path), arch, rel)
-
-
-def read_manuals(sources: Path, progress: Progress | None = None, jobs: int = 2) -> list[ManualData]:
-    """Read all twelve manuals (in parallel when jobs > 1); missing ones raise SourceError."""
-    if not sources.is_dir():
-        raise SourceError(str(sources), "sources folder not found (use --sources DIR or `gpuisa fetch`)")
-    tasks = []
-    for arch in ARCHS:
-        rel = f"{MANUALS_DIR}/{arch.key}/README.md"
-        path = sources / rel
-        if not path.is_file():
-            raise SourceError(str(path), f"manual for {arch.key} not found")
-        tasks.append((str(path), arch.key, rel))
-    out: list[ManualData] = []
-    if jobs > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for data in pool.map(_read_one, tasks):
-                out.append(data)
-                if progress:
-                    progress("manuals", len(out), len(tasks))
-    else:
-        for t in tasks:
-            out.append(_read_one(t))
-            if progress:
-                progress("manuals", len(out), len(tasks))
-    return out
-
-
-def build(sources: Path, target: Path, progress: Progress | None = None, jobs: int = 2,
-          verify: bool = False, equivalents: bool = True) -> BuildReport:
-    """Build the catalog at `target` from `sources`; atomic replace at the end.
-
-    verify: also assemble representative examples with llvm-mc on targets the tests do not cover
-    (cached by llvm-mc version; skipped with a note when llvm-mc is not installed).
-    """
-    t0 = time.perf_counter()
-    manuals = read_manuals(sources, progress, jobs)
-    notes: list[str] = []
-    corpus = _read_llvm(sources, progress, jobs, notes)
-    candidates = {}
-    if corpus is not None:
-        from gpuisa.catalog.llvm_stage import llvm_aliases
-
-        candidates = llvm_aliases(corpus)
-    merged = m.merge(manuals, candidates)
-    coverage = [_coverage(d, merged) for d in manuals]
-    ptx_manual = _read_ptx(sources, notes)
-    ptx_verification = _verify_ptx(ptx_manual, progress, jobs, notes) if (verify and ptx_manual is not None) else None
-    verdicts, tool_label = _verify_llvm(corpus, progress, notes) if (verify and corpus is not None) else ([], "")
+@contextmanager
+def new_catalog(target: Path) -> Iterator[sqlite3.Connection]:
+    """A connection to a fresh catalog with the schema; renamed onto `target` when the block ends
+    without error, removed otherwise (the previous catalog stays as it was)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=".catalog-", suffix=".tmp", dir=target.parent)
     os.close(fd)
     tmp = Path(tmp_name)
-    llvm_report = None
     try:
         conn = sqlite3.connect(tmp)
         conn.executescript(SCHEMA)
         conn.executescript(PTX_SCHEMA)
-        _write(conn, manuals, merged, coverage, sources)
-        if ptx_manual is not None:
-            write_ptx(conn, ptx_manual, ptx_verification)
-        if corpus is not None:
-            from gpuisa.catalog.llvm_stage import write_llvm
-
-            llvm_report = write_llvm(conn, corpus, manuals, merged, verdicts, tool_label)
-        if equivalents:
-            from gpuisa.catalog.crossref_stage import write_equivalents
-
-            if progress:
-                progress("cross-vendor equivalents", 0, 1)
-            summary = write_equivalents(conn, manuals, notes)
-            if progress:
-                progress("cross-vendor equivalents", 1, 1)
-            if summary:
-                notes.append("equivalents: {mappings} mappings, {proved} proved, {tested} tested, {curated} curated, "
-                             "{counterexample} refuted ({seconds} s{cached})".format(
-                                 **{**summary, "cached": ", cached" if summary.get("cached") else ""}))
+        yield conn
         conn.execute("INSERT INTO search_fts(search_fts) VALUES ('optimize')")
         conn.commit()
         conn.execute("PRAGMA journal_mode=DELETE")
@@ -144,76 +61,15 @@ def build(sources: Path, target: Path, progress: Progress | None = None, jobs: i
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return BuildReport(coverage, len(merged), time.perf_counter() - t0, str(target), llvm_report, notes)
 
 
-LLVM_TESTS = "llvm-project-23.1.1/llvm/test/MC/AMDGPU"
-PTX_EDITION, PTX_OLDER = "ptx-isa-9.4", "ptx-isa-9.1"
+def write_equivalents(conn: sqlite3.Connection, rows: list[tuple[str, str, str]], summary: dict) -> None:
+    """Mappings per (name, vendor) as JSON, and the evidence summary in meta."""
+    conn.executemany("INSERT OR REPLACE INTO equivalents(name, vendor, mappings) VALUES (?,?,?)", rows)
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('equivalents', ?)", (json.dumps(summary),))
 
 
-def _read_ptx(sources: Path, notes: list[str]):
-    """The PTX ISA manual (9.4, with 9.1 to mark what is new), or None with a note."""
-    if not (sources / PTX_EDITION).is_dir():
-        notes.append(f"PTX ISA manual not found under {sources / PTX_EDITION}: no PTX instructions")
-        return None
-    from gpuisa.sources.ptx_docs import read_manual as read_ptx_manual
-
-    older = sources / PTX_OLDER
-    return read_ptx_manual(sources / PTX_EDITION, older if older.is_dir() else None)
-
-
-def _verify_ptx(manual, progress: Progress | None, jobs: int, notes: list[str]):
-    """Forms checked with ptxas (minimum version and target) and lowered to SASS with cuobjdump (cached)."""
-    from gpuisa.verify.ptxas import verify_manual
-
-    verification = verify_manual(manual, progress=progress, workers=jobs)
-    if verification.skipped_reason:
-        notes.append(f"PTX verification: {verification.skipped_reason}")
-    return verification
-
-
-def _read_llvm(sources: Path, progress: Progress | None, jobs: int, notes: list[str]):
-    """LLVM's MC test corpus, or None (with a note) when the sources do not include it."""
-    if not (sources / LLVM_TESTS).is_dir():
-        notes.append(f"LLVM MC tests not found under {sources / LLVM_TESTS}: no examples or target support")
-        return None
-    from gpuisa.sources.llvm_mc import read_corpus
-
-    if progress:
-        progress("LLVM MC tests", 0, 1)
-    corpus = read_corpus(sources, processes=jobs)
-    if progress:
-        progress("LLVM MC tests", 1, 1)
-    return corpus
-
-
-def _verify_llvm(corpus, progress: Progress | None, notes: list[str]):
-    """Support verdicts from llvm-mc for (instruction, target) pairs the tests leave open."""
-    from gpuisa.catalog.llvm_stage import ALL_TARGETS
-    from gpuisa.sources.llvm_mc import examples_by_mnemonic
-    from gpuisa.verify.llvm_mc import LlvmMcMissing, find_llvm_mc, verify_support
-
-    try:
-        tool = find_llvm_mc()
-    except LlvmMcMissing as exc:
-        notes.append(f"verification with llvm-mc skipped: {exc}")
-        return [], ""
-    by_name = examples_by_mnemonic(corpus.examples)
-    negatives: dict[str, list] = {}
-    from gpuisa.sources.llvm_mc import mnemonics
-
-    for neg in corpus.negatives:
-        for name in mnemonics(neg.input):
-            negatives.setdefault(name, []).append(neg)
-    if progress:
-        progress("llvm-mc verification", 0, 1)
-    verdicts = verify_support(by_name, ALL_TARGETS, negatives=negatives, tool=tool, per_name=2)
-    if progress:
-        progress("llvm-mc verification", 1, 1)
-    return verdicts, tool.label
-
-
-def _coverage(data: ManualData, merged: dict[str, m.MergedInstruction]) -> ArchCoverage:
+def arch_coverage(data: ManualData, merged: dict[str, m.MergedInstruction]) -> ArchCoverage:
     """Opcode-table entries (parsed + unparseable rows) vs those in the catalog, and how many have text."""
     table_names = {e.name for e in data.opcodes if not (e.provenance.section or "").startswith("VOP3 rule")}
     bad_rows = [s for s in data.skips if "opcode table" in s.reason]
@@ -237,7 +93,7 @@ def _default(o):
     raise TypeError(type(o))
 
 
-def _write(conn: sqlite3.Connection, manuals: list[ManualData], merged: dict[str, m.MergedInstruction],
+def write_amd(conn: sqlite3.Connection, manuals: list[ManualData], merged: dict[str, m.MergedInstruction],
            coverage: list[ArchCoverage], sources: Path) -> None:
     meta = {"schema_version": str(SCHEMA_VERSION), "gpuisa_version": __version__,
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "sources": str(sources)}

@@ -1,0 +1,185 @@
+"""The catalog build as one ordered list of stages; read STAGES top to bottom to follow a build.
+
+Each stage takes the build's state (`Build`), reads what earlier stages left there and adds its
+own result; none of them opens anything but the sources root it was given and, at the end, the
+target file. The work itself lives in the layers below: readers in `sources.read`, tools in
+`verify`, merging and writing in `catalog`, evidence for equivalents in `crossref.stage`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpuisa.catalog import merge
+from gpuisa.catalog.llvm_stage import ALL_TARGETS, LlvmReport, llvm_aliases, write_llvm
+from gpuisa.catalog.ptx_store import write_ptx
+from gpuisa.catalog.write import ArchCoverage, arch_coverage, new_catalog, write_amd, write_equivalents
+from gpuisa.crossref.stage import Equivalents, compute_equivalents
+from gpuisa.model import ManualData
+from gpuisa.model_llvm import McCorpus, TargetVerdict
+from gpuisa.model_ptx import PtxManual, PtxVerification
+from gpuisa.paths import cache_dir
+from gpuisa.sources import layout
+from gpuisa.sources.llvm_mc import examples_by_mnemonic, mnemonics
+from gpuisa.sources.read import read_amd_manuals, read_llvm_tests, read_ptx_manual
+from gpuisa.verify.llvm_mc import LlvmMcMissing, find_llvm_mc, verify_support
+from gpuisa.verify.ptxas import verify_manual
+
+Progress = Callable[[str, int, int], None]   # (stage, done, total)
+
+
+@dataclass(slots=True)
+class BuildReport:
+    coverage: list[ArchCoverage]
+    instructions: int
+    seconds: float
+    path: str
+    llvm: LlvmReport | None = None      # when the LLVM tests were read
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Build:
+    """What one build was asked to do, and what each stage has produced so far."""
+
+    sources: Path
+    target: Path
+    progress: Progress | None = None
+    jobs: int = 2
+    verify: bool = False
+    equivalents: bool = True
+    notes: list[str] = field(default_factory=list)
+    started: float = field(default_factory=time.perf_counter)
+    manuals: list[ManualData] = field(default_factory=list)
+    corpus: McCorpus | None = None
+    ptx: PtxManual | None = None
+    ptx_verification: PtxVerification | None = None
+    llvm_verdicts: list[TargetVerdict] = field(default_factory=list)
+    llvm_tool: str = ""
+    merged: dict[str, merge.MergedInstruction] = field(default_factory=dict)
+    coverage: list[ArchCoverage] = field(default_factory=list)
+    mappings: Equivalents | None = None
+    llvm_report: LlvmReport | None = None
+
+    def step(self, what: str, done: int, total: int = 1) -> None:
+        if self.progress:
+            self.progress(what, done, total)
+
+
+# ---------------------------------------------------------------- the stages, in order
+
+def read_manuals(b: Build) -> None:
+    """The twelve AMD ISA manuals (required: a missing one stops the build)."""
+    b.manuals = read_amd_manuals(b.sources, b.jobs, b.progress)
+
+
+def read_llvm(b: Build) -> None:
+    """LLVM's AMDGPU MC tests: examples, per-target support, and bytes to check the manuals against."""
+    if not layout.has_llvm_tests(b.sources):
+        b.notes.append(f"LLVM MC tests not found under {layout.llvm_mc_tests(b.sources)}: "
+                       "no examples or target support")
+        return
+    b.corpus = read_llvm_tests(b.sources, b.jobs, b.progress)
+
+
+def read_ptx(b: Build) -> None:
+    """The PTX ISA manual (with the older edition, to mark what is new)."""
+    if not layout.has_ptx_manual(b.sources):
+        b.notes.append(f"PTX ISA manual not found under {layout.ptx_manual(b.sources)}: no PTX instructions")
+        return
+    b.ptx = read_ptx_manual(b.sources, b.jobs, b.progress)
+
+
+def verify(b: Build) -> None:
+    """With --verify: llvm-mc verdicts for targets the tests leave open, ptxas/cuobjdump for PTX forms."""
+    if not b.verify:
+        return
+    if b.ptx is not None:
+        b.ptx_verification = _verify_ptx(b)
+    if b.corpus is not None:
+        b.llvm_verdicts, b.llvm_tool = _verify_llvm(b, b.corpus)
+
+
+def resolve(b: Build) -> None:
+    """Merge the manuals into one record per instruction (LLVM's renames as aliases); count coverage."""
+    aliases = llvm_aliases(b.corpus) if b.corpus is not None else {}
+    b.merged = merge.merge(b.manuals, aliases)
+    b.coverage = [arch_coverage(d, b.merged) for d in b.manuals]
+
+
+def cross_vendor(b: Build) -> None:
+    """PTX <-> AMD equivalents with their evidence, on the semantics this build read."""
+    if not b.equivalents:
+        return
+    b.step("cross-vendor equivalents", 0)
+    b.mappings = compute_equivalents(b.manuals, cache_dir() / "crossref-evidence.json")
+    b.step("cross-vendor equivalents", 1)
+    b.notes.append(b.mappings.note())
+
+
+def write(b: Build) -> None:
+    """One SQLite file, written beside the target and renamed into place when complete."""
+    with new_catalog(b.target) as conn:
+        write_amd(conn, b.manuals, b.merged, b.coverage, b.sources)
+        if b.ptx is not None:
+            write_ptx(conn, b.ptx, b.ptx_verification)
+        if b.corpus is not None:
+            b.llvm_report = write_llvm(conn, b.corpus, b.manuals, b.merged, b.llvm_verdicts, b.llvm_tool)
+        if b.mappings is not None:
+            write_equivalents(conn, b.mappings.rows, b.mappings.summary)
+
+
+STAGES: tuple[Callable[[Build], None], ...] = (
+    read_manuals,
+    read_llvm,
+    read_ptx,
+    verify,
+    resolve,
+    cross_vendor,
+    write,
+)
+
+
+def build(sources: Path, target: Path, progress: Progress | None = None, jobs: int = 2,
+          verify: bool = False, equivalents: bool = True) -> BuildReport:
+    """Build the catalog at `target` from the sources root `sources`; atomic replace at the end.
+
+    verify: also check with the real tools (llvm-mc, ptxas; cached by tool version; skipped with a
+    note when a tool is not installed).
+    """
+    b = Build(Path(sources), Path(target), progress, jobs, verify, equivalents)
+    for stage in STAGES:
+        stage(b)
+    return BuildReport(b.coverage, len(b.merged), time.perf_counter() - b.started, str(b.target), b.llvm_report,
+                       b.notes)
+
+
+# ---------------------------------------------------------------- helpers of the verify stage
+
+def _verify_ptx(b: Build) -> PtxVerification:
+    """Forms checked with ptxas (minimum version and target) and lowered to SASS with cuobjdump (cached)."""
+    verification = verify_manual(b.ptx, progress=b.progress, workers=b.jobs)
+    if verification.skipped_reason:
+        b.notes.append(f"PTX verification: {verification.skipped_reason}")
+    return verification
+
+
+def _verify_llvm(b: Build, corpus: McCorpus) -> tuple[list[TargetVerdict], str]:
+    """Support verdicts from llvm-mc for (instruction, target) pairs the tests leave open."""
+    try:
+        tool = find_llvm_mc()
+    except LlvmMcMissing as exc:
+        b.notes.append(f"verification with llvm-mc skipped: {exc}")
+        return [], ""
+    negatives: dict[str, list] = {}
+    for neg in corpus.negatives:
+        for name in mnemonics(neg.input):
+            negatives.setdefault(name, []).append(neg)
+    b.step("llvm-mc verification", 0)
+    verdicts = verify_support(examples_by_mnemonic(corpus.examples), ALL_TARGETS, negatives=negatives, tool=tool,
+                              per_name=2)
+    b.step("llvm-mc verification", 1)
+    return verdicts, tool.label

@@ -1,0 +1,81 @@
+"""One reader signature for every vendor source: `read_X(sources, jobs=..., progress=...) -> records`.
+
+Each reader takes the sources root it was given (never a default location), finds its files with
+`sources.layout`, and returns records; a missing source is a SourceError naming the path.
+The build's stage list calls these; tests and benches may too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from gpuisa.archs import ARCHS
+from gpuisa.errors import SourceError
+from gpuisa.model import ManualData
+from gpuisa.model_llvm import McCorpus
+from gpuisa.model_ptx import PtxManual
+from gpuisa.sources import amd_manual, llvm_mc, ptx_docs
+from gpuisa.sources.layout import PTX_OLDER, amd_manual_rel, ptx_manual
+from gpuisa.sources.layout import amd_manual as amd_manual_path
+
+Progress = Callable[[str, int, int], None]   # (what, done, total)
+
+
+def _read_amd_one(args: tuple[str, str, str]) -> ManualData:
+    path, arch, rel = args
+    return amd_manual.read_manual(Path(path), arch, rel)
+
+
+def read_amd_manual(sources: Path, arch: str) -> ManualData:
+    """One architecture's AMD ISA manual."""
+    path = amd_manual_path(sources, arch)
+    if not path.is_file():
+        raise SourceError(str(path), f"manual for {arch} not found")
+    return _read_amd_one((str(path), arch, amd_manual_rel(arch)))
+
+
+def read_amd_manuals(sources: Path, jobs: int = 2, progress: Progress | None = None) -> list[ManualData]:
+    """Every architecture's AMD ISA manual (in parallel when jobs > 1); a missing one is a SourceError."""
+    root = Path(sources)
+    if not root.is_dir():
+        raise SourceError(str(root), "sources folder not found (use --sources DIR or `gpuisa fetch`)")
+    tasks = []
+    for arch in ARCHS:
+        path = amd_manual_path(root, arch.key)
+        if not path.is_file():
+            raise SourceError(str(path), f"manual for {arch.key} not found")
+        tasks.append((str(path), arch.key, amd_manual_rel(arch.key)))
+    out: list[ManualData] = []
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for data in pool.map(_read_amd_one, tasks):
+                out.append(data)
+                if progress:
+                    progress("manuals", len(out), len(tasks))
+    else:
+        for t in tasks:
+            out.append(_read_amd_one(t))
+            if progress:
+                progress("manuals", len(out), len(tasks))
+    return out
+
+
+def read_llvm_tests(sources: Path, jobs: int = 2, progress: Progress | None = None) -> McCorpus:
+    """LLVM's AMDGPU MC test corpus (assembler and disassembler checks)."""
+    if progress:
+        progress("LLVM MC tests", 0, 1)
+    corpus = llvm_mc.read_corpus(Path(sources), processes=jobs)
+    if progress:
+        progress("LLVM MC tests", 1, 1)
+    return corpus
+
+
+def read_ptx_manual(sources: Path, jobs: int = 1, progress: Progress | None = None) -> PtxManual:
+    """The PTX ISA manual (PTX_EDITION), with forms new since PTX_OLDER marked when that edition is there."""
+    root = ptx_manual(sources)
+    if not root.is_dir():
+        raise SourceError(str(root), "no PTX ISA manual; run `gpuisa fetch` or pass --sources")
+    older = Path(sources) / PTX_OLDER
+    return ptx_docs.read_manual(root, older if older.is_dir() else None)
