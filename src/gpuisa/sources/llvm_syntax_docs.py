@@ -1,0 +1,336 @@
+"""Reader for LLVM's AMDGPU assembler syntax pages (llvm/docs/AMDGPU/*.rst, reStructuredText).
+
+Each `AMDGPUAsmGFX*.rst` page lists, per encoding section (DS, SMEM, VOP3 ...), one row per
+instruction inside a `parsed-literal` block whose columns are headed DST0.. SRC0.. MODIFIERS:
+
+    ds_add_u32      :ref:`vaddr<amdgpu_synid_gfx11_vaddr_f20ee4>`,  :ref:`vdata<...>`   :ref:`offset<...>` :ref:`gds<...>`
+
+Every `:ref:` links to an operand page: a section under a `.. _amdgpu_synid_...:` label, one per
+file (gfx11_vaddr_f20ee4.rst) or many in one file (gfx12_operands.rst), plus the generic pages
+AMDGPUOperandSyntax.rst (register kinds) and AMDGPUModifierSyntax.rst (modifiers). The pages are
+parsed with docutils (the reference reStructuredText parser); `:ref:` and `:doc:` are Sphinx roles,
+registered here to keep their targets. Rows keep their file:line; pages keep their label's line.
+
+Public API: `read_syntax_docs(docs_dir) -> SyntaxDocs`, `families_for_target(docs, target)`,
+`families_for_arch(docs, arch)`, `lookup(docs, families, mnemonic)`; records in `gpuisa.model_syntax`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import docutils.frontend
+import docutils.nodes as nodes
+import docutils.parsers.rst
+import docutils.utils
+from docutils.parsers.rst import Directive, directives, roles
+
+from gpuisa.archs import BY_KEY
+from gpuisa.model import Provenance, Skip
+from gpuisa.model_syntax import OperandPage, SyntaxDocs, SyntaxFamily, SyntaxInstruction, SyntaxOperand
+
+SOURCE = "llvm-syntax-docs"
+LABEL_PREFIX = "amdgpu_synid_"
+GENERIC_PAGES = ("AMDGPUOperandSyntax.rst", "AMDGPUModifierSyntax.rst")
+
+# Value kinds an operand page may name in its text instead of an *Operands:* list (AMDGPUOperandSyntax.rst).
+_VALUE_KINDS = ("integer_number", "floating-point_number", "absolute_expression", "symbol")
+_ROLE_TEXT = re.compile(r"^(.*?)\s*<([^<>]+)>\s*$", re.S)
+_FAMILY_FILE = re.compile(r"^AMDGPUAsm(GFX[0-9a-z]+)\.rst$")
+# A gfx target has three or more digits or two and a letter (gfx950, gfx90a); GFX9 / GFX11 alone
+# name a generation, not a target.
+_TARGET = re.compile(r"\bgfx(\d{3,}[a-c]?|\d{2}[a-c])\b", re.I)
+_SIZE = re.compile(r"^(\d+)\s+(dword|dwords|bits)\b")
+_MNEMONIC = re.compile(r"^[a-z_][a-z0-9_.]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class UnnamedTarget:
+    """A gfx target no syntax page names, served by the page of its LLVM generation."""
+
+    family: str
+    reason: str
+    source: Provenance
+
+
+_USAGE = "llvm-project-23.1.1/llvm/docs/AMDGPUUsage.rst"
+# Targets of our archs that no AMDGPUAsmGFX*.rst introduction names. LLVM's processor table
+# (AMDGPUUsage.rst) places each under a generation heading; that generation's page serves it.
+UNNAMED_TARGETS: dict[str, UnnamedTarget] = {
+    **{t: UnnamedTarget("GFX11", "processor table lists it under 'GCN GFX11.5 (RDNA 3.5)'; no GFX11.5 syntax page "
+                        "exists, the GFX11 page (gfx1100-gfx1103) is the nearest generation",
+                        Provenance(SOURCE, _USAGE, 612, "Processors"))
+       for t in ("gfx1150", "gfx1151", "gfx1152", "gfx1153")},
+    **{t: UnnamedTarget("GFX12", "processor table lists it under 'GCN GFX12 (RDNA 4)'; the GFX12 page names no target",
+                        Provenance(SOURCE, _USAGE, 672, "Processors"))
+       for t in ("gfx1200", "gfx1201")},
+    **{t: UnnamedTarget("GFX12", "processor table lists gfx1250 under 'GCN GFX12 (RDNA 4)' (gfx12-5-generic covers "
+                        "gfx1250 and gfx1251); no GFX12.5 syntax page exists, the GFX12 page is the nearest",
+                        Provenance(SOURCE, _USAGE, 688, "Processors"))
+       for t in ("gfx1250", "gfx1251")},
+}
+
+
+def _ref_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """Sphinx's :ref:`label<target>` / :doc: as a docutils reference that keeps the target."""
+    m = _ROLE_TEXT.match(text)
+    label, target = (m.group(1), m.group(2)) if m else (text, text)
+    return [nodes.reference(rawtext, label, reftarget=target.strip(), role=name)], []
+
+
+class _Toctree(Directive):
+    """Sphinx's toctree (lists the operand files to build): the files are read directly, so it adds nothing."""
+
+    has_content = True
+    optional_arguments = 1
+    option_spec: ClassVar[dict] = {"hidden": directives.flag}
+
+    def run(self) -> list[nodes.Node]:
+        return []
+
+
+roles.register_local_role("ref", _ref_role)
+roles.register_local_role("doc", _ref_role)
+directives.register_directive("toctree", _Toctree)
+
+
+def _parse(path: Path, rel: str, skips: list[Skip]) -> tuple[nodes.document, list[str]] | None:
+    """Parse one .rst file; docutils errors become counted skips with file:line, never exceptions."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        skips.append(Skip(rel, None, f"unreadable page: {e}"))
+        return None
+    settings = docutils.frontend.get_default_settings(docutils.parsers.rst.Parser)
+    settings.report_level = 5
+    settings.halt_level = 5
+    settings.warning_stream = False
+    doc = docutils.utils.new_document(str(path), settings)
+
+    def observe(msg: nodes.system_message) -> None:
+        if msg["level"] >= 3:  # ERROR and SEVERE: markup docutils could not read
+            skips.append(Skip(rel, msg.get("line"), "reStructuredText error", msg.astext()[:200]))
+
+    doc.reporter.attach_observer(observe)
+    try:
+        docutils.parsers.rst.Parser().parse(text, doc)
+    except Exception as e:  # docutils raises on some severe markup; one page must not stop the build
+        skips.append(Skip(rel, None, f"reStructuredText parse failed: {type(e).__name__}: {e}"))
+        return None
+    return doc, text.splitlines()
+
+
+def _refs(node: nodes.Node) -> list[nodes.reference]:
+    return [r for r in node.findall(nodes.reference) if r.get("reftarget")]
+
+
+def _short(label: str) -> str:
+    return label[len(LABEL_PREFIX):] if label.startswith(LABEL_PREFIX) else label
+
+
+def _read_page_sections(doc: nodes.document, rel: str, pages: dict[str, OperandPage], skips: list[Skip]) -> None:
+    """Every `.. _amdgpu_synid_X:` label with the section it precedes becomes an OperandPage."""
+    pending: list[nodes.target] = []
+    for node in doc.findall(lambda n: isinstance(n, nodes.target | nodes.section)):
+        if isinstance(node, nodes.target):
+            if any(name.startswith(LABEL_PREFIX) for name in node["names"]) and not node.get("refuri"):
+                pending.append(node)
+            continue
+        for target in pending:
+            for label in target["names"]:
+                page = _page(label, node, Provenance(SOURCE, rel, target.line, label))
+                if label in pages and pages[label].provenance.file != rel:
+                    skips.append(Skip(rel, target.line, f"label {label} defined twice",
+                                      pages[label].provenance.cite()))
+                pages.setdefault(label, page)
+        pending = []
+    for target in pending:
+        skips.append(Skip(rel, target.line, "label with no section after it", ",".join(target["names"])))
+
+
+def _page(label: str, section: nodes.section, prov: Provenance) -> OperandPage:
+    own = [c for c in section.children if not isinstance(c, nodes.section)]
+    title = next((c.astext() for c in own if isinstance(c, nodes.title)), label)
+    description = size_text = ""
+    accepts: list[str] = []
+    listed = False
+    for c in own:
+        if not isinstance(c, nodes.paragraph):
+            continue
+        text = " ".join(c.astext().split())
+        if text.startswith("Size:"):
+            size_text = text.removeprefix("Size:").strip()
+        elif text.startswith("Operands:"):
+            listed = True
+            accepts = [_short(r["reftarget"]) for r in _refs(c)]
+        elif not description:
+            description = text
+    if not listed:  # value operands (simm32, label, hwreg): kinds named in the text
+        seen = [_short(r["reftarget"]) for c in own if not isinstance(c, nodes.title) for r in _refs(c)]
+        accepts = [k for k in dict.fromkeys(seen) if k in _VALUE_KINDS]
+    m = _SIZE.match(size_text)
+    size_bits = (int(m.group(1)) * (1 if m.group(2) == "bits" else 32)) if m else None
+    body = "\n\n".join(c.astext() for c in own if not isinstance(c, nodes.title))
+    return OperandPage(label=label, name=title, description=description, size_text=size_text,
+                       size_bits=size_bits, accepts=tuple(accepts), text=body, provenance=prov)
+
+
+def _read_family(path: Path, rel: str, key: str, docs: SyntaxDocs) -> None:
+    parsed = _parse(path, rel, docs.skips)
+    if parsed is None:
+        return
+    doc, raw = parsed
+    title = next((t.astext() for t in doc.findall(nodes.title)), key)
+    intro = next((s for s in doc.findall(nodes.section) if "introduction" in s["names"]), None)
+    named: list[str] = []
+    base = None
+    if intro is not None:
+        for p in intro.findall(nodes.paragraph):
+            refs = [r["reftarget"] for r in _refs(p) if r.get("role") == "doc"]
+            if refs:  # "For a description of other ... instructions see :doc:`...<AMDGPUAsmGFX9>`"
+                base = refs[0].removeprefix("AMDGPUAsm")
+            else:
+                named += [f"gfx{t.lower()}" for t in _TARGET.findall(p.astext())]
+    fam = SyntaxFamily(key=key, file=rel, title=title, targets_named=tuple(dict.fromkeys(named)), base=base)
+    for block in doc.findall(nodes.literal_block):
+        section = block.parent.next_node(nodes.title) if isinstance(block.parent, nodes.section) else None
+        fam.instructions += _read_rows(block, section.astext() if section else "", key, rel, raw, docs.skips)
+    docs.families[key] = fam
+
+
+def _read_rows(block: nodes.literal_block, section: str, family: str, rel: str, raw: list[str],
+               skips: list[Skip]) -> list[SyntaxInstruction]:
+    """Split a parsed-literal table into rows; each :ref: is an operand (or a ':'-joined tag of the previous)."""
+    text, spans = "", []
+    for child in block.children:
+        start = len(text)
+        text += child.astext()
+        if isinstance(child, nodes.reference) and child.get("reftarget"):
+            spans.append((start, len(text), child))
+    lines = text.split("\n")
+    if not lines or "INSTRUCTION" not in lines[0]:
+        return []
+    header = [(m.start(), m.group()) for m in re.finditer(r"\S+", lines[0])]
+    out: list[SyntaxInstruction] = []
+    raw_at = (block.line or 1) - 1
+    offset = 0
+    for line in lines:
+        begin, end = offset, offset + len(line)
+        offset = end + 1
+        words = line.split()
+        if not words or not _MNEMONIC.match(words[0]) or line is lines[0]:
+            continue
+        mnemonic = words[0]
+        while raw_at < len(raw) and raw[raw_at].split()[:1] != [mnemonic]:
+            raw_at += 1
+        lineno = raw_at + 1 if raw_at < len(raw) else None
+        if lineno is None:
+            skips.append(Skip(rel, block.line, "row not found in the source text", mnemonic))
+            raw_at = (block.line or 1) - 1
+        ops: list[SyntaxOperand] = []
+        prev_end = None
+        for s, e, ref in (sp for sp in spans if begin <= sp[0] < end):
+            label = ref["reftarget"]
+            if prev_end is not None and text[prev_end:s] == ":" and ops:
+                last = ops[-1]
+                ops[-1] = SyntaxOperand(last.name, last.role, last.column, last.label,
+                                        (*last.tags, ref.astext()), (*last.tag_labels, label))
+            else:
+                col = s - begin
+                column = next((name for at, name in reversed(header) if at <= col), header[0][1])
+                role = "modifier" if column == "MODIFIERS" else "dst" if column.startswith("DST") else "src"
+                ops.append(SyntaxOperand(ref.astext(), role, column, label))
+            prev_end = e
+        seen_modifier = False
+        for o in ops:
+            if o.role == "modifier":
+                seen_modifier = True
+            elif seen_modifier:
+                skips.append(Skip(rel, lineno, "operand after a modifier column", f"{mnemonic} {o.name}"))
+        out.append(SyntaxInstruction(family, section, mnemonic, tuple(ops),
+                                     Provenance(SOURCE, rel, lineno, f"{family} {section}")))
+        if lineno is not None:
+            raw_at += 1
+    return out
+
+
+def read_syntax_docs(docs_dir: Path, rel: str | None = None) -> SyntaxDocs:
+    """Read every AMDGPUAsmGFX*.rst page and every labelled operand page under `docs_dir` (llvm/docs).
+
+    `rel` is the folder as provenance spells it (relative to the sources root). A missing or
+    malformed page becomes a Skip with file:line; the reader never raises on page content.
+    """
+    rel = rel if rel is not None else str(docs_dir)
+    docs = SyntaxDocs(root=rel)
+    sub = docs_dir / "AMDGPU"
+    if not sub.is_dir():
+        docs.skips.append(Skip(f"{rel}/AMDGPU", None, "syntax pages folder missing"))
+        return docs
+    for path in sorted(sub.glob("*.rst")):
+        m = _FAMILY_FILE.match(path.name)
+        if m:
+            _read_family(path, f"{rel}/AMDGPU/{path.name}", m.group(1), docs)
+    page_files = [docs_dir / name for name in GENERIC_PAGES] + sorted(sub.glob("gfx*.rst"))
+    for path in page_files:
+        prel = str(Path(rel) / path.relative_to(docs_dir))
+        if not path.is_file():
+            docs.skips.append(Skip(prel, None, "operand page missing"))
+            continue
+        parsed = _parse(path, prel, docs.skips)
+        if parsed:
+            _read_page_sections(parsed[0], prel, docs.pages, docs.skips)
+    _check_links(docs)
+    return docs
+
+
+def _check_links(docs: SyntaxDocs) -> None:
+    """A row linking to no page is counted, not dropped: the operand stays, its kinds unknown."""
+    for fam in docs.families.values():
+        for ins in fam.instructions:
+            for op in ins.operands:
+                for label in (op.label, *op.tag_labels):
+                    if label not in docs.pages:
+                        docs.skips.append(Skip(ins.provenance.file, ins.provenance.line,
+                                               "operand links to no page", f"{ins.mnemonic} {op.name} -> {label}"))
+
+
+def families_for_target(docs: SyntaxDocs, target: str) -> tuple[tuple[str, ...], str]:
+    """Pages that describe `target`, most specific first, and why.
+
+    A page whose introduction names the target serves it (an extension page such as GFX906 first,
+    then the page it extends); a target no page names falls back to UNNAMED_TARGETS.
+    """
+    named = [f for f in docs.families.values() if target in f.targets_named]
+    named.sort(key=lambda f: f.base is None)
+    if named:
+        chain = [named[0].key]
+        if named[0].base and named[0].base in docs.families:
+            chain.append(named[0].base)
+        return tuple(chain), f"{named[0].file} names {target}"
+    fallback = UNNAMED_TARGETS.get(target)
+    if fallback and fallback.family in docs.families:
+        return (fallback.family,), f"no page names {target}: {fallback.reason} ({fallback.source.cite()})"
+    return (), f"no syntax page serves {target}"
+
+
+def families_for_arch(docs: SyntaxDocs, arch: str) -> tuple[str, ...]:
+    """Union of the pages serving an arch's targets, most specific first, in target order."""
+    out: dict[str, None] = {}
+    for target in BY_KEY[arch].targets:
+        out.update(dict.fromkeys(families_for_target(docs, target)[0]))
+    specific = [f for f in out if docs.families[f].base is not None]
+    return tuple(specific + [f for f in out if f not in specific])
+
+
+def lookup(docs: SyntaxDocs, families: Iterable[str], mnemonic: str) -> list[SyntaxInstruction]:
+    """Rows for `mnemonic` (LLVM spelling, lower case) in the first family of `families` that has any."""
+    for key in families:
+        fam = docs.families.get(key)
+        rows = [i for i in fam.instructions if i.mnemonic == mnemonic] if fam else []
+        if rows:
+            return rows
+    return []
