@@ -18,7 +18,7 @@ CDNA5_VOP3_FIELDS = [  # amd-isa-manuals/cdna5/README.md:6397-6410 (Table 91, sp
 def test_v_sad_u32_cdna5_encoding(catalog):
     assert "V\\_SAD\\_U32 549" in manual_line("cdna5", 21868)
     assert "'b110101" in manual_line("cdna5", 6403)
-    doc = catalog.show("v_sad_u32", "cdna5")
+    doc = catalog.show("v_sad_u32", "cdna5").as_json()
     enc = doc["encodings"][0]
     assert (enc["encoding"], enc["width"], enc["opcode"]) == ("VOP3", 64, 549)
     assert int(enc["identifier"], 16) == 0xD6250000
@@ -42,12 +42,12 @@ def test_v_sad_u32_cdna5_encoding(catalog):
 ])
 def test_v_sad_u32_opcode_per_generation(catalog, arch, opcode, line, fragment):
     assert fragment in manual_line(arch, line)
-    gens = {g["arch"]: g for g in catalog.show("v_sad_u32", "cdna5")["generations"]}
+    gens = {g["arch"]: g for g in catalog.show("v_sad_u32", "cdna5").as_json()["generations"]}
     assert gens[arch]["opcode"] == opcode
 
 
 def test_v_sad_u32_generations_same_and_different(catalog):
-    gens = {g["arch"]: g for g in catalog.show("v_sad_u32", "cdna5")["generations"]}
+    gens = {g["arch"]: g for g in catalog.show("v_sad_u32", "cdna5").as_json()["generations"]}
     # rdna3 spells bit 15 CLMP (rdna3:5260 area), cdna5 CM: normalised, so the layout is the same
     assert gens["rdna4"]["same"] and gens["rdna3"]["same_layout"]
     # GCN/CDNA VOP3A fixes ENCODING to 110100 (vega:5037 "Must be: 110100"), cdna5 VOP3 to 110101
@@ -64,21 +64,21 @@ def test_v_sad_u32_generations_same_and_different(catalog):
 ])
 def test_v_sad_u32_semantics_per_arch(catalog, arch, line, semantics):
     assert manual_line(arch, line).strip() == semantics
-    assert semantics in catalog.show("v_sad_u32", arch)["semantics"]
+    assert semantics in catalog.show("v_sad_u32", arch).semantics
 
 
 def test_v_lshl_add_u64(catalog):
     assert "V\\_LSHL\\_ADD\\_U64 594" in manual_line("cdna5", 22486)
     assert "V\\_LSHL\\_ADD\\_U64 520" in manual_line("cdna4", 14401)
     assert "V\\_LSHL\\_ADD\\_U64 520" in manual_line("cdna3", 13562)
-    doc = catalog.show("v_lshl_add_u64")
+    doc = catalog.show("v_lshl_add_u64").as_json()
     assert doc["arch"] == "cdna5"
     assert doc["encodings"][0]["opcode"] == 594
     gens = {g["arch"]: g["opcode"] for g in doc["generations"]}
     assert gens == {"cdna5": 594, "cdna4": 520, "cdna3": 520}
     assert not any(a.startswith("rdna") for a in doc["archs"])
     # semantics differ per generation and are never merged (cdna4:14407, cdna5:22492-22494)
-    assert catalog.show("v_lshl_add_u64", "cdna4")["semantics"] == "D0.u64 = (S0.u64 << S1.u32[2 : 0].u32) + S2.u64"
+    assert catalog.show("v_lshl_add_u64", "cdna4").semantics == "D0.u64 = (S0.u64 << S1.u32[2 : 0].u32) + S2.u64"
     cdna5 = doc["semantics"]
     assert "shift = S1[2 : 0].u32 > 4U ? 3'0U : S1[2 : 0].u3;" in cdna5
     assert "unsupported shift counts as a shift of zero" in doc["notes"]  # cdna5:22500
@@ -87,7 +87,7 @@ def test_v_lshl_add_u64(catalog):
 def test_v_mov_b32_rdna3_vop1_and_promoted_vop3(catalog):
     assert "| 1        | V_MOV_B32" in manual_line("rdna3", 5056)
     assert "| 385      | V_MOV_B32" in manual_line("rdna3", 5275)
-    encs = [(e["encoding"], e["opcode"]) for e in catalog.show("v_mov_b32", "rdna3")["encodings"]]
+    encs = [(e["encoding"], e["opcode"]) for e in catalog.show("v_mov_b32", "rdna3").as_json()["encodings"]]
     assert encs == [("VOP1", 1), ("VOP3", 385)]
 
 
@@ -95,13 +95,13 @@ def test_gcn_vop3_opcodes_from_the_stated_rule(catalog):
     # vega:2961 "The VOP3 opcode is: VOP2 opcode + 0x140" stands in the VOP1 section (a copy error
     # in the manual): V_MOV_B32 is VOP1 opcode 1 (vega:2881), so its VOP3A opcode is 0x141.
     assert "VOP2 opcode + 0x140" in manual_line("vega", 2961)
-    encs = {e["encoding"]: e["opcode"] for e in catalog.show("v_mov_b32", "vega")["encodings"]}
+    encs = {e["encoding"]: e["opcode"] for e in catalog.show("v_mov_b32", "vega").as_json()["encodings"]}
     assert encs == {"VOP1": 1, "VOP3A": 0x141}
 
 
 def test_llvm_spellings_and_case(catalog):
     for spelling in ("V_SAD_U32", "v_sad_u32_e64", "V_Sad_U32"):
-        assert catalog.show(spelling)["name"] == "v_sad_u32"
+        assert catalog.show(spelling).name == "v_sad_u32"
 
 
 _TABLE_ROW = re.compile(r"\|\s*(\d+)\s*\|\s*([A-Z][A-Z0-9_]+)\s*(?=\|)")
@@ -133,19 +133,19 @@ def test_coverage_of_opcode_tables(catalog, arch):
 
 
 def test_search_ranks_exact_name_first(catalog):
-    rows = catalog.search("v_sad_u32")
+    rows = [h.as_json() for h in catalog.search("v_sad_u32")]
     assert rows[0]["name"] == "v_sad_u32"
-    words = catalog.search("absolute difference", limit=50)
+    words = [h.as_json() for h in catalog.search("absolute difference", limit=50)]
     assert "v_sad_u32" in [r["name"] for r in words]
 
 
 def test_diff_one_instruction_and_whole_isa(catalog):
-    one = catalog.diff("rdna2", "rdna3", "v_sad_u32")
+    one = catalog.diff("rdna2", "rdna3", "v_sad_u32").as_json()
     assert one["from_encodings"][0]["opcode"] == 349 and one["to_encodings"][0]["opcode"] == 549
-    whole = catalog.diff("cdna4", "cdna5")
+    whole = catalog.diff("cdna4", "cdna5").as_json()
     assert "v_lshl_add_u64" in [r["name"] for r in whole["reencoded"]]
     assert whole["counts"]["added"] > 0 and whole["counts"]["removed"] > 0
-    assert catalog.diff("rdna3", "cdna3")["added"].count("v_lshl_add_u64") == 1
+    assert catalog.diff("rdna3", "cdna3").added.count("v_lshl_add_u64") == 1
 
 
 def test_erratum_when_the_stated_vop3_rule_and_the_opcode_table_disagree(catalog):
@@ -154,7 +154,7 @@ def test_erratum_when_the_stated_vop3_rule_and_the_opcode_table_disagree(catalog
     assert "VOP2 opcode + 0x140" in manual_line("cdna3", 7745)
     assert "| 1        | V_MOV_B32" in manual_line("cdna3", 20716)
     assert "| 385      | V_MOV_B32" in manual_line("cdna3", 20952)
-    errata = [e for e in catalog.show("v_mov_b32", "cdna3")["errata"] if e["arch"] == "cdna3"]
+    errata = [e for e in catalog.show("v_mov_b32", "cdna3").as_json()["errata"] if e["arch"] == "cdna3"]
     assert len(errata) == 1
     assert "321" in errata[0]["detail"] and "385" in errata[0]["detail"]
     assert {s["line"] for s in errata[0]["sources"]} == {7745, 20952}
@@ -164,7 +164,7 @@ def test_compare_templates_expand_only_into_real_table_entries(catalog):
     # vega7 describes compares by template (vega7:2311 "V_CMP_{COMPF}_F16 ... 0x20 to 0x2F") and offset
     # tables; V_CMP_LT_F16 = 0x20 + 1 (LT offset 1, vega7:2321) = 33, as its opcode table says.
     assert "V_CMP_{COMPF}_F16" in manual_line("vega7", 2311)
-    doc = catalog.show("v_cmp_lt_f16", "vega7")
+    doc = catalog.show("v_cmp_lt_f16", "vega7").as_json()
     assert doc["encodings"][0]["opcode"] == 33 and doc["description"]
     # V_CMPS_* belongs to older GCN: the template exists in vega's manual but no opcode table has it
     with pytest.raises(Exception, match="unknown instruction"):
@@ -177,9 +177,9 @@ def test_lost_heading_recovered_from_the_opcode_table(catalog):
     # table has V_MED3_I32 at 544. The reader names the orphaned block from the table.
     assert "V\\_MED3\\_F32 543" in manual_line("rdna3", 15606)
     assert manual_line("rdna3", 15622) == "Return median signed integer value of three inputs."
-    doc = catalog.show("v_med3_i32", "rdna3")
+    doc = catalog.show("v_med3_i32", "rdna3").as_json()
     assert doc["description"] == "Return median signed integer value of three inputs."
     assert doc["semantics"].startswith("if v_max3_i32(S0.i, S1.i, S2.i) == S0.i then")
     assert "heading lost in conversion" in doc["sources"][0]["section"]
-    f32 = catalog.show("v_med3_f32", "rdna3")["semantics"]
+    f32 = catalog.show("v_med3_f32", "rdna3").semantics
     assert "v_max3_i32" not in f32

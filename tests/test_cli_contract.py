@@ -37,7 +37,7 @@ def test_show_json_contract(catalog_path):
 
 def test_operands_from_pseudocode_types(catalog):
     # cdna4:14407 "D0.u64 = (S0.u64 << S1.u32[2 : 0].u32) + S2.u64": SRC1 is 32-bit, the rest 64-bit
-    ops = {o["name"]: o["format"] for o in catalog.show("v_lshl_add_u64", "cdna4")["operands"]}
+    ops = {o["name"]: o["format"] for o in catalog.show("v_lshl_add_u64", "cdna4").as_json()["operands"]}
     assert ops == {"VDST": "64-bit unsigned integer", "SRC0": "64-bit unsigned integer",
                    "SRC1": "32-bit unsigned integer", "SRC2": "64-bit unsigned integer"}
 
@@ -80,7 +80,7 @@ def test_identifier_split_field():
 
 def test_equivalents_on_the_page(catalog):
     # the seed page of v_sad_u32 names PTX sad; here the level comes with its evidence
-    eq = catalog.show("v_sad_u32", "rdna3")["equivalents"]
+    eq = catalog.show("v_sad_u32", "rdna3").as_json()["equivalents"]
     sad = [e for e in eq if e["ptx"] == "sad.u32" and e["arch"] == "rdna3"]
     assert sad and sad[0]["level"] == "equivalent" and sad[0]["evidence"]["kind"] == "proved"
 

@@ -118,8 +118,9 @@ def test_store_round_trip(manual):
     conn = sqlite3.connect(":memory:")
     _fts(conn)
     write_ptx(conn, manual, _fake_verification())
-    doc = ptx_show(conn, "clmad")
-    assert doc is not None
+    found = ptx_show(conn, "clmad")
+    assert found is not None
+    doc = found.as_json()
     json.dumps(doc)                                   # the document is plain JSON
     assert doc["name"] == "clmad" and doc["vendor"] == "nvidia" and doc["isa"] == "ptx"
     assert doc["category"] == "Integer Arithmetic Instructions"      # 9.7.1-...md:2
@@ -137,10 +138,10 @@ def test_store_round_trip(manual):
     assert "Introduced in PTX ISA version 9.3." in json.dumps(doc["ptx_isa_notes"])
     # form lookup, any case
     one = ptx_show(conn, "CLMAD.LO.U64")
-    assert one is not None and [f["form"] for f in one["forms"]] == ["clmad.lo.u64"]
-    assert one["form"] == "clmad.lo.u64" and one["name"] == "clmad"
-    assert ptx_show(conn, "clmad", form="clmad.hi.u64")["forms"][0]["form"] == "clmad.hi.u64"
-    assert ptx_show(conn, "clmad.lo")["forms"][0]["form"] == "clmad.lo.u64"
+    assert one is not None and [f.form for f in one.forms] == ["clmad.lo.u64"]
+    assert one.form == "clmad.lo.u64" and one.name == "clmad"
+    assert ptx_show(conn, "clmad", form="clmad.hi.u64").forms[0].form == "clmad.hi.u64"
+    assert ptx_show(conn, "clmad.lo").forms[0].form == "clmad.lo.u64"
     assert ptx_show(conn, "no_such_instruction") is None
     names = ptx_names(conn)
     assert "clmad" in names and "mbarrier.try_wait" in names and names == sorted(names, key=str.lower)
@@ -157,11 +158,11 @@ def test_store_for_a_name_in_several_sections(manual):
     doc = ptx_show(conn, "add")
     assert doc is not None
     # add is an integer (9.7.1.1), float (9.7.3.3), half (9.7.4.1), mixed (9.7.5.1), alternate (9.7.6.1) section
-    assert [s["section"] for s in doc["sections"]] == ["9.7.1.1", "9.7.3.3", "9.7.4.1", "9.7.5.1", "9.7.6.1"]
-    assert doc["category"] == "Integer Arithmetic Instructions"
+    assert [s.section for s in doc.sections] == ["9.7.1.1", "9.7.3.3", "9.7.4.1", "9.7.5.1", "9.7.6.1"]
+    assert doc.category == "Integer Arithmetic Instructions"
     f32 = ptx_show(conn, "add.f32")
-    assert f32["category"] == "Floating-Point Instructions" and f32["forms"][0]["verified"] is None
-    assert doc["verification"]["skipped"] == "verification not run"
+    assert f32.category == "Floating-Point Instructions" and f32.forms[0].verified is None
+    assert doc.verification.skipped == "verification not run"
 
 
 # ---------------------------------------------------------------- with the real tools

@@ -173,7 +173,7 @@ def test_examples_and_target_support_cite_llvm_lines(client, catalog):
     assert "not supported on this GPU (gfx1100): v_lshl_add_u64" in llvm_line(
         "llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx11_unsupported.s", 1518)
     assert "GFX1250: v_lshl_add_u64" in llvm_line("llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx1250_asm_vop3-fake16.s", 107)
-    if not catalog.show("v_lshl_add_u64").get("targets"):
+    if not catalog.show("v_lshl_add_u64").targets:
         pytest.skip("this catalog carries no LLVM evidence (targets)")
     html = client.get("/amd/cdna5/v_lshl_add_u64").text
     targets = re.search(r'<section id="targets">(.*?)</section>', html, re.S).group(1)
@@ -255,12 +255,15 @@ def test_diff_page_rdna3_to_rdna4(client):
 # ---------------------------------------------------------------------- JSON API
 
 def test_api_is_the_catalog_contract(client, catalog):
-    assert client.get("/api/instruction/v_sad_u32", params={"arch": "cdna5"}).json() == catalog.show("v_sad_u32", "cdna5")
-    assert client.get("/api/instruction/v_lshl_add_u64").json() == catalog.show("v_lshl_add_u64")
-    assert client.get("/api/search", params={"q": "sad", "limit": 5}).json() == catalog.search("sad", None, 5)
-    assert client.get("/api/diff/rdna3/rdna4").json() == catalog.diff("rdna3", "rdna4")
-    assert client.get("/api/diff/cdna4/cdna5", params={"name": "v_sad_u32"}).json() == catalog.diff("cdna4", "cdna5",
-                                                                                                    "v_sad_u32")
+    api = client.get("/api/instruction/v_sad_u32", params={"arch": "cdna5"}).json()
+    assert api == catalog.show("v_sad_u32", "cdna5").as_json()
+    assert client.get("/api/instruction/v_lshl_add_u64").json() == catalog.show("v_lshl_add_u64").as_json()
+    assert client.get("/api/instruction/clmad").json() == catalog.show("clmad").as_json()
+    hits = client.get("/api/search", params={"q": "sad", "limit": 5}).json()
+    assert hits == [h.as_json() for h in catalog.search("sad", None, 5)]
+    assert client.get("/api/diff/rdna3/rdna4").json() == catalog.diff("rdna3", "rdna4").as_json()
+    one = client.get("/api/diff/cdna4/cdna5", params={"name": "v_sad_u32"}).json()
+    assert one == catalog.diff("cdna4", "cdna5", "v_sad_u32").as_json()
     arch = client.get("/api/arch/gfx1250").json()
     assert arch["key"] == "cdna5" and arch["groups"] == catalog.arch_instructions("cdna5")
     assert client.get("/api/archs").json() == catalog.archs()

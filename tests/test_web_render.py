@@ -1,9 +1,8 @@
-"""Rendering details: split fields in the bit diagram, and the sections other parts of the catalog
-add later (examples, targets, equivalents, PTX forms) rendered when present, absent otherwise.
+"""Rendering details, on documents the catalog really produces: split fields in the bit diagram, the
+LLVM examples and target verdicts, the PTX page of clmad, absent sections, static links.
 
-The added sections are fed with facts read from the sources here (LLVM MC test lines, the PTX ISA
-clmad section), in the shapes the catalog documents use, so the page can be checked before the
-catalog serves them.
+Every fact is read from the source first (an LLVM MC test line, the PTX ISA clmad section), then
+found on the page.
 """
 
 from __future__ import annotations
@@ -26,6 +25,12 @@ def source_line(rel: str, line: int) -> str:
     raise AssertionError(f"{rel} has no line {line}")
 
 
+def section(html: str, sid: str) -> str:
+    found = re.search(rf'<section id="{sid}">(.*?)</section>', html, re.S)
+    assert found, f"no section {sid}"
+    return found.group(1)
+
+
 @pytest.fixture(scope="module")
 def site(catalog):
     from gpuisa.web.site import Site
@@ -39,7 +44,7 @@ def test_split_opcode_field_is_drawn_in_both_places(catalog):
     # vega:5709 "OP | [0],[24:18] | ... combine bits zero and 18-24 to form opcode"; vega:5746 "32 | IMAGE_SAMPLE"
     assert "[0],[24:18]" in manual_line("vega", 5709)
     assert "| 32       | IMAGE_SAMPLE" in manual_line("vega", 5746)
-    enc = catalog.show("image_sample", "vega")["encodings"][0]
+    enc = catalog.show("image_sample", "vega").encodings[0]
     cells = [c for row in bit_diagram(enc)["rows"] for c in row["cells"]]
     op = {c["bits"]: c["value"] for c in cells if c["name"] == "OP"}
     assert set(op) == {"24:18", "0"}
@@ -47,69 +52,80 @@ def test_split_opcode_field_is_drawn_in_both_places(catalog):
     assert sum(c["span"] for c in cells) == 64
 
 
-LATER_KEYS = ("examples", "targets", "equivalents")
-
-
-def test_later_sections_are_absent_or_rendered_in_any_shape(site, catalog):
-    """Without examples/targets/equivalents the page says so; unexpected shapes degrade to text."""
+def test_examples_and_targets_from_llvm_lines(site, catalog):
+    """The headline example and the gfx1250 verdict of v_lshl_add_u64 (cdna5), each as its LLVM line says."""
     from gpuisa.web.site import Links
 
-    check = source_line(f"{MC}/gfx1250_asm_vop3-fake16.s", 110)
-    assert check.startswith("// GFX1250: v_lshl_add_u64 v[2:3], v[4:5], 0, 1")
-    assert "[0x02,0x00,0x52,0xd6,0x04,0x01,0x05,0x02]" in check
-    doc = {k: v for k, v in catalog.show("v_lshl_add_u64", "cdna5").items() if k not in LATER_KEYS}
+    doc = catalog.show("v_lshl_add_u64", "cdna5")
+    head = doc.examples[0]
+    check = source_line(head.source.file, head.source.line)
+    # e.g. gfx1250_asm_vop3-fake16.s:107 "// GFX1250: v_lshl_add_u64 v[2:3], s[4:5], v7, v[8:9] ; encoding: [0x02,...]"
+    assert head.asm in check
+    listed = re.search(r"encoding: \[([^\]]*)\]", check).group(1)
+    assert head.bytes == " ".join(b.removeprefix("0x").lower() for b in listed.split(","))
+    html = site.instruction(doc, Links())
+    examples = section(html, "examples")
+    assert f"<code>{head.asm}</code>" in examples and head.bytes in examples
+    assert f"{head.source.file.rsplit('/', 1)[-1]}:{head.source.line}" in examples
+    gfx1250 = doc.targets["gfx1250"]
+    assert gfx1250.verdict == "supported" and "v_lshl_add_u64" in source_line(gfx1250.file, gfx1250.line)
+    row = re.search(r'<tr data-target="gfx1250"[^>]*>(.*?)</tr>', section(html, "targets"), re.S).group(1)
+    assert "supported" in row and f"{gfx1250.file}:{gfx1250.line}" in row
+
+
+def test_absent_sections_say_so(site, catalog):
+    """A document without examples, target evidence or equivalents renders without those sections."""
+    from gpuisa.web.site import Links
+
+    doc = catalog.show("v_lshl_add_u64", "cdna5").model_copy(update={"examples": [], "targets": {}, "equivalents": []})
     bare = site.instruction(doc, Links())
     assert 'id="examples"' not in bare and 'id="equivalents"' not in bare
     assert "Per-target support has not been verified" in bare
-    doc["examples"] = ["v_lshl_add_u64 v[2:3], v[4:5], 0, 1",
-                       {"text": "v_lshl_add_u64 v[2:3], v[4:5], 0, 1", "encoding": [2, 0, 0x52, 0xD6, 4, 1, 5, 2],
-                        "provenance": {"file": f"{MC}/gfx1250_asm_vop3-fake16.s", "line": 110}}]
-    doc["targets"] = [{"target": "gfx1250", "support": "yes"}]
-    doc["equivalents"] = [{"concept": "shift-add", "level": "needs a sequence", "ptx": "shl.b64 + add.u64"}]
-    html = site.instruction(doc, Links())
-    examples = re.search(r'<section id="examples">(.*?)</section>', html, re.S).group(1)
-    assert '<pre class="code"><code>v_lshl_add_u64 v[2:3], v[4:5], 0, 1' in examples
-    assert "0x02 0x00 0x52 0xd6" in examples and "gfx1250_asm_vop3-fake16.s:110" in examples
-    targets = re.search(r'<section id="targets">(.*?)</section>', html, re.S).group(1)
-    assert "<td>gfx1250</td>" in targets and "<td>yes</td>" in targets
-    assert "needs a sequence" in re.search(r'id="equivalents">(.*?)</table>', html, re.S).group(1)
 
 
-def test_ptx_page_from_the_manual_section(site):
-    """A PTX document in the PTX store's shape, filled from the clmad section of the PTX ISA 9.4 manual."""
+def test_ptx_page_from_the_manual_section(site, catalog):
+    """The clmad page: forms with the version and target the manual states, semantics, notes, source link."""
+    from gpuisa.catalog.documents import PtxSource
     from gpuisa.web.site import Links
 
     text = (SOURCES / CLMAD).read_text(encoding="utf-8")
     assert "clmad.mode.u64 d, a, b, c;" in text and ".mode = { .hi, .lo };" in text
     assert "Introduced in PTX ISA version 9.3." in text and "Requires `sm_80` or higher." in text
-    semantics = text.split("Semantics\n\n```ptx\n", 1)[1].split("```", 1)[0]
     url = re.search(r"^url: (\S+)$", text, re.M).group(1)
     line = next(i for i, t in enumerate(text.splitlines(), 1) if t.startswith("clmad.mode.u64"))
-    forms = [{"form": f"clmad.{m}.u64", "section": "9.7.1.5", "types": [".u64"], "modifiers": [f".{m}", ".u64"],
-              "state_spaces": [], "operands": "d, a, b, c", "origin": "syntax", "in_manual": True,
-              "documented": {"ptx_version": "9.3", "sm": ["sm_80"]}, "verified": None, "sass": {},
-              "source": {"file": CLMAD, "line": line}} for m in ("lo", "hi")]
-    doc = {"name": "clmad", "vendor": "nvidia", "isa": "ptx", "category": "Integer Arithmetic Instructions",
-           "summary": "Perform carryless multiply and add operation.", "syntax": "clmad.mode.u64 d, a, b, c;",
-           "forms": forms, "description": "Performs a carryless multiplication of a and b.", "semantics": semantics,
-           "notes": "", "ptx_isa_notes": [{"kind": "ptx", "text": "Introduced in PTX ISA version 9.3.", "subjects": [],
-                                           "version": "9.3", "targets": [], "line": 0}],
-           "target_isa_notes": [{"kind": "target", "text": "Requires sm_80 or higher.", "subjects": [],
-                                 "version": None, "targets": ["sm_80"], "line": 0}],
-           "examples": ["clmad.lo.u64 Rd, Ra, Rb, Rc;"], "errata": [], "releases": [],
-           "sources": [{"file": CLMAD, "line": 1, "section": "9.7.1.5", "url": url, "edition": "9.4"}],
-           "sections": [{"section": "9.7.1.5", "name": "clmad", "names": ["clmad"]}], "forms_capped": False,
-           "verification": {"tool": "", "skipped": "ptxas not installed"}}
+    doc = catalog.show("clmad")
     html = site.instruction(doc, Links())
-    forms_html = re.search(r'<section id="forms">(.*?)</section>', html, re.S).group(1)
+    forms_html = section(html, "forms")
     for m in ("lo", "hi"):
         row = re.search(rf'<tr data-form="clmad.{m}.u64">(.*?)</tr>', forms_html, re.S).group(1)
         assert "PTX 9.3" in row and "sm_80" in row and f"{CLMAD}:{line}" in row
-    assert "Verification skipped: ptxas not installed." in forms_html
-    assert "d ^= c;" in html and 'id="sass"' not in html
+    assert "d ^= c;" in section(html, "semantics")
     assert f'href="{url}"' in html and "Introduced in PTX ISA version 9.3." in html
-    doc["sources"] = [{"file": CLMAD, "url": "javascript:alert(1)"}]
-    assert "javascript:" not in re.sub(r"<code>[^<]*</code>", "", site.instruction(doc, Links()).split("<main", 1)[1])
+    hostile = doc.model_copy(update={"sources": [PtxSource(file=CLMAD, line=1, section="9.7.1.5",
+                                                           url="javascript:alert(1)", edition="9.4")]})
+    page = site.instruction(hostile, Links()).split("<main", 1)[1]
+    assert "javascript:" not in re.sub(r"<code>[^<]*</code>", "", page)
+
+
+def test_a_ptx_page_builds_its_document_once(catalog_path, monkeypatch):
+    from fastapi.testclient import TestClient
+
+    from gpuisa.catalog import ptx_store
+    from gpuisa.web.app import create_app
+
+    calls: list[str] = []
+    real = ptx_store.ptx_show
+
+    def counting(conn, name, form=None):
+        calls.append(name)
+        return real(conn, name, form)
+
+    monkeypatch.setattr(ptx_store, "ptx_show", counting)
+    client = TestClient(create_app(catalog_path))
+    for url in ("/ptx/clmad", "/ptx/sad"):
+        calls.clear()
+        assert client.get(url).status_code == 200
+        assert len(calls) == 1, (url, calls)
 
 
 def test_static_links_are_relative(site, catalog):
@@ -126,7 +142,6 @@ def test_static_links_are_relative(site, catalog):
 def test_every_arch_page_of_some_instructions_renders(site, catalog, name):
     from gpuisa.web.site import Links
 
-    for arch in catalog.show(name)["archs"]:
+    for arch in catalog.show(name).archs:
         html = site.instruction(catalog.show(name, arch), Links())
         assert f'data-arch="{arch}" class="current"' in html
-

@@ -45,9 +45,9 @@ def test_catalog_holds_the_raw_markup(fixture_catalog: Path):
     from gpuisa.catalog.query import Catalog
 
     doc = Catalog(fixture_catalog).show(EVIL)
-    assert SCRIPT in doc["description"] and IMG in doc["description"]
-    assert SCRIPT in doc["semantics"] and SCRIPT in doc["notes"]
-    assert SCRIPT in doc["summary"]
+    assert SCRIPT in doc.description and IMG in doc.description
+    assert SCRIPT in doc.semantics and SCRIPT in doc.notes
+    assert SCRIPT in doc.summary
 
 
 @pytest.mark.parametrize("url", ["/amd/v_evil_u32", "/amd/vega/v_evil_u32", "/amd/cdna5/v_evil_u32"])

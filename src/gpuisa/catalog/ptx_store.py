@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
+from gpuisa.catalog.documents import PtxDocument
 from gpuisa.model_ptx import PtxInstruction, PtxManual, PtxVerification
 
 VENDOR = "nvidia"
@@ -144,14 +145,14 @@ def ptx_names(conn: sqlite3.Connection) -> list[str]:
     return [r[0] for r in rows]
 
 
-def ptx_show(conn: sqlite3.Connection, name: str, form: str | None = None) -> dict[str, Any] | None:
-    """The page document for an instruction (`clmad`) or one of its forms (`clmad.lo.u64`)."""
+def _identify(conn: sqlite3.Connection, name: str) -> tuple[list[int], str, str | None] | None:
+    """(section ids, the catalog's spelling of the name, the form asked for) for a name or form, or None."""
     key = name.strip().lower()
     try:
         ids = [r[0] for r in conn.execute("SELECT instr_id FROM ptx_names WHERE lname=? ORDER BY instr_id", (key,))]
     except sqlite3.OperationalError:
         return None
-    want_form = form.strip().lower() if form else None
+    want_form = None
     if not ids:
         rows = conn.execute("SELECT instr_id, name FROM ptx_forms WHERE lform=? ORDER BY in_manual DESC, id",
                             (key,)).fetchall()
@@ -160,13 +161,30 @@ def ptx_show(conn: sqlite3.Connection, name: str, form: str | None = None) -> di
                                 (_like_prefix(key),)).fetchall()
         if not rows:
             return None
-        base = rows[0][1]
+        name = rows[0][1]
         ids = [r[0] for r in conn.execute("SELECT instr_id FROM ptx_names WHERE lname=? ORDER BY instr_id",
-                                          (base.lower(),))]
-        want_form = want_form or key
-        name = base
+                                          (name.lower(),))]
+        want_form = key
+    if not ids:
+        return None
     row = conn.execute("SELECT name FROM ptx_names WHERE instr_id=? AND lname=?", (ids[0], name.lower())).fetchone()
-    name = row[0] if row else name
+    return ids, row[0] if row else name, want_form
+
+
+def ptx_key(conn: sqlite3.Connection, name: str) -> str | None:
+    """The catalog's PTX instruction name for a name or form (`CLMAD.LO.U64` -> `clmad`), without
+    building the document."""
+    found = _identify(conn, name)
+    return found[1] if found else None
+
+
+def ptx_show(conn: sqlite3.Connection, name: str, form: str | None = None) -> PtxDocument | None:
+    """The page document for an instruction (`clmad`) or one of its forms (`clmad.lo.u64`)."""
+    found = _identify(conn, name)
+    if found is None:
+        return None
+    ids, name, implied_form = found
+    want_form = form.strip().lower() if form else implied_form
     sections = [_section(conn, i) for i in ids]
     sections = [s for s in sections if s is not None]
     if not sections:
@@ -221,7 +239,7 @@ def ptx_show(conn: sqlite3.Connection, name: str, form: str | None = None) -> di
     }
     if want_form:
         doc["form"] = forms[0]["form"]
-    return doc
+    return PtxDocument.model_validate(doc)
 
 
 def _like_prefix(key: str) -> str:

@@ -12,6 +12,16 @@ import sqlite3
 from pathlib import Path
 
 from gpuisa.archs import BY_KEY, resolve_arch
+from gpuisa.catalog.documents import (
+    AmdDocument,
+    ArchDiff,
+    Equivalent,
+    Erratum,
+    InstructionDiff,
+    InstructionDocument,
+    PtxDocument,
+    SearchHit,
+)
 from gpuisa.catalog.merge import layout_diff
 from gpuisa.catalog.schema import SCHEMA_VERSION
 from gpuisa.errors import CatalogError, GpuisaError, NotFoundError
@@ -67,11 +77,11 @@ class Catalog:
         row = self.conn.execute("SELECT name FROM aliases WHERE alias=?", (key,)).fetchone()
         if row:
             return row[0]
-        from gpuisa.catalog.ptx_store import ptx_show
+        from gpuisa.catalog.ptx_store import ptx_key
 
-        ptx = ptx_show(self.conn, name)
+        ptx = ptx_key(self.conn, name)
         if ptx is not None:
-            return ptx["name"]
+            return ptx
         raise NotFoundError("instruction", name, self.suggest(name))
 
     def suggest(self, name: str, n: int = 5) -> list[str]:
@@ -95,7 +105,7 @@ class Catalog:
 
     # ------------------------------------------------------------------ show
 
-    def show(self, name: str, arch: str | None = None) -> dict:
+    def show(self, name: str, arch: str | None = None) -> InstructionDocument:
         """The page document for one instruction in one arch (default: the newest that has it).
 
         AMD names first; a PTX name or form (`clmad`, `clmad.lo.u64`) gives the PTX document."""
@@ -122,7 +132,7 @@ class Catalog:
             " FROM instr_arch WHERE name=? AND arch=?", (key, arch_key)).fetchone()
         manual_name, section, description, semantics, notes, style, operands, prov = ia
         encodings = self._encodings_of(key, arch_key)
-        doc = {
+        return AmdDocument.model_validate({
             "name": key.lower(),
             "vendor": vendor,
             "isa": "native",
@@ -148,8 +158,7 @@ class Catalog:
             "targets": self.targets(key),
             "equivalents": self.equivalents(key.lower(), "amd"),
             "sources": self._sources(key, arch_key, prov, encodings),
-        }
-        return doc
+        })
 
     def examples(self, key: str, arch: str, limit: int = 12) -> list[dict]:
         """LLVM MC test examples, simplest first, this arch's targets before the others'.
@@ -171,14 +180,14 @@ class Catalog:
                 ex["targets"].append(target)
         return list(merged.values())
 
-    def show_ptx(self, name: str, form: str | None = None) -> dict | None:
+    def show_ptx(self, name: str, form: str | None = None) -> PtxDocument | None:
         """The PTX document (see ptx_store.ptx_show) with cross-vendor equivalents, or None."""
         from gpuisa.catalog.ptx_store import ptx_show
 
         doc = ptx_show(self.conn, name, form)
-        if doc is not None:
-            doc["equivalents"] = self.equivalents(doc["name"], "nvidia")
-        return doc
+        if doc is None:
+            return None
+        return doc.model_copy(update={"equivalents": self.equivalents(doc.name, "nvidia")})
 
     def instruction_docs(self, arch: str) -> dict[str, list[InstructionDoc]]:
         """Manual text of every instruction of one arch, by manual name and by catalog key
@@ -194,11 +203,11 @@ class Catalog:
                 out.setdefault(key, []).append(doc)
         return out
 
-    def equivalents(self, name: str, vendor: str) -> list[dict]:
+    def equivalents(self, name: str, vendor: str) -> list[Equivalent]:
         """PTX <-> AMD mappings with level, restrictions, sequence and evidence (proved / tested / curated)."""
         row = self.conn.execute("SELECT mappings FROM equivalents WHERE name=? AND vendor=?",
                                 (name.lower(), vendor)).fetchone()
-        return json.loads(row[0]) if row else []
+        return [Equivalent.model_validate(m) for m in json.loads(row[0])] if row else []
 
     def targets(self, key: str) -> dict[str, dict]:
         """Verdict per gfx target of every known arch: supported / not supported / inconclusive / unknown."""
@@ -242,8 +251,10 @@ class Catalog:
                 "SELECT encoding, layout, opcode FROM instr_enc WHERE name=? AND arch=? ORDER BY rank",
                 (key, other)).fetchall()
             if not rows:
-                out.append({"arch": other, "opcode": None, "encoding": None, "same_layout": False,
-                            "differs": [{"field": "*", "change": "no encoding in this manual"}]})
+                out.append({"arch": other, "arch_display": BY_KEY[other].display, "opcode": None, "encoding": None,
+                            "same_layout": False, "same_opcode": False,
+                            "differs": [{"field": "*", "change": "no encoding in this manual"}], "same": False,
+                            "other_encodings": []})
                 continue
             enc_name, layout, opcode = rows[0]
             other_layout = self.encoding(other, layout) if layout else None
@@ -275,13 +286,14 @@ class Catalog:
                              "line": enc.provenance.line, "section": enc.provenance.section}.items() if v}})
         return out
 
-    def errata(self, key: str) -> list[dict]:
-        return [{"arch": a, "kind": k, "detail": d, "sources": json.loads(s)} for a, k, d, s in self.conn.execute(
+    def errata(self, key: str) -> list[Erratum]:
+        """Where the sources disagree about one instruction (`*`: the arch-wide errata)."""
+        return [Erratum(arch=a, kind=k, detail=d, sources=json.loads(s)) for a, k, d, s in self.conn.execute(
             "SELECT arch, kind, detail, sources FROM errata WHERE name=? ORDER BY arch", (key,))]
 
     # ------------------------------------------------------------------ search
 
-    def search(self, text: str, arch: str | None = None, limit: int = 20) -> list[dict]:
+    def search(self, text: str, arch: str | None = None, limit: int = 20) -> list[SearchHit]:
         """Exact name first, then name prefix, then full-text rank (bm25) over summary and description."""
         if limit < 1 or limit > 500:
             raise GpuisaError(f"--limit must be between 1 and 500, got {limit}")
@@ -318,29 +330,31 @@ class Catalog:
                                           " LIMIT ?", (fts, limit * 4)), "text")
                 except sqlite3.OperationalError as exc:
                     raise GpuisaError(f"cannot search for {query!r}: {exc}") from None
-        return list(results.values())
+        return [SearchHit.model_validate(r) for r in results.values()]
 
     # ------------------------------------------------------------------ diff
 
-    def diff(self, a: str, b: str, name: str | None = None) -> dict:
+    def diff(self, a: str, b: str, name: str | None = None) -> InstructionDiff | ArchDiff:
         """Whole-ISA diff between two archs (added / removed / re-encoded), or one instruction's."""
         ak, bk = resolve_arch(a).key, resolve_arch(b).key
         if name is not None:
             key = self.resolve(name)
-            doc = self.show(key, None)
-            ga = {g["arch"]: g for g in doc["generations"]}
+            row = self.conn.execute("SELECT archs FROM instructions WHERE name=?", (key,)).fetchone()
+            if row is None:
+                raise GpuisaError(f"{name} is a PTX instruction; diff compares AMD generations")
+            ga = set(json.loads(row[0]))
             if ak not in ga and bk not in ga:
                 raise GpuisaError(f"{key.lower()} is in neither {ak} nor {bk}")
             left = self._encodings_of(key, ak) if ak in ga else []
             right = self._encodings_of(key, bk) if bk in ga else []
             la = self.encoding(ak, self._layout_name(key, ak)) if left else None
             lb = self.encoding(bk, self._layout_name(key, bk)) if right else None
-            return {"name": key.lower(), "from": ak, "to": bk,
+            return InstructionDiff.model_validate({"name": key.lower(), "from": ak, "to": bk,
                     "from_encodings": [{k: e[k] for k in ("encoding", "opcode", "identifier")} for e in left],
                     "to_encodings": [{k: e[k] for k in ("encoding", "opcode", "identifier")} for e in right],
                     "differs": layout_diff(la, lb) if la and lb else [],
                     "status": "added" if not left else "removed" if not right else "changed"
-                    if layout_diff(la, lb) or left[0]["opcode"] != right[0]["opcode"] else "same"}
+                    if layout_diff(la, lb) or left[0]["opcode"] != right[0]["opcode"] else "same"})
         prim = {}
         for arch in (ak, bk):
             prim[arch] = {n: (e, o, lay) for n, e, o, lay in self.conn.execute(
@@ -371,10 +385,11 @@ class Catalog:
                     "evidence": evidence.get(names_a[n]) or evidence.get(names_b[n], "")}
                    for n in sorted(set(left) & set(right))
                    if names_a.get(n) != names_b.get(n)]
-        return {"from": ak, "to": bk, "added": [n.lower() for n in added], "removed": [n.lower() for n in removed],
-                "renamed": renamed, "reencoded": reencoded,
-                "counts": {"added": len(added), "removed": len(removed), "reencoded": len(reencoded),
-                           "renamed": len(renamed), "common": len(set(left) & set(right))}}
+        return ArchDiff.model_validate({
+            "from": ak, "to": bk, "added": [n.lower() for n in added], "removed": [n.lower() for n in removed],
+            "renamed": renamed, "reencoded": reencoded,
+            "counts": {"added": len(added), "removed": len(removed), "reencoded": len(reencoded),
+                       "renamed": len(renamed), "common": len(set(left) & set(right))}})
 
     def arch_instructions(self, arch: str) -> dict[str, list[dict]]:
         """Instructions of one arch grouped by functional group, then manual section."""

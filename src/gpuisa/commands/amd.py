@@ -58,7 +58,7 @@ def show(name: Annotated[str, typer.Argument(help="Instruction, e.g. v_sad_u32, 
     """Show everything the catalog holds about one instruction."""
     doc = open_catalog(catalog).show(name, arch)
     if as_json:
-        print(json.dumps(doc, indent=2, ensure_ascii=False))
+        print(json.dumps(doc.as_json(), indent=2, ensure_ascii=False))
         return
     from gpuisa.commands.render import print_instruction
 
@@ -72,10 +72,10 @@ def search(text: Annotated[str, typer.Argument(help="Name or words to find")],
     """Search instruction names and descriptions (exact names first)."""
     rows = open_catalog(catalog).search(text, arch, limit)
     if as_json:
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        print(json.dumps([r.as_json() for r in rows], indent=2, ensure_ascii=False))
         return
     for r in rows:
-        print(f"{r['name']:<32} {r['vendor']:<6} {' '.join(r['archs'][:4]):<28} {r['summary'][:90]}")
+        print(f"{r.name:<32} {r.vendor:<6} {' '.join(r.archs[:4]):<28} {(r.summary or '')[:90]}")
     if not rows:
         print("no matches")
 
@@ -87,7 +87,7 @@ def diff(name: Annotated[str | None, typer.Argument(help="One instruction (optio
     """Differences between two generations: whole ISA, or one instruction."""
     result = open_catalog(catalog).diff(from_, to, name)
     if as_json:
-        print(json.dumps(result, indent=2))
+        print(json.dumps(result.as_json(), indent=2))
         return
     from gpuisa.commands.render import print_diff
 

@@ -9,6 +9,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from gpuisa.catalog.documents import ArchDiff, EncodingDoc, InstructionDiff, InstructionDocument, PtxDocument
+
 console = Console(highlight=False)
 
 
@@ -71,19 +73,19 @@ def print_archs(rows: list[dict]) -> None:
     console.print(table)
 
 
-def bit_diagram(enc: dict) -> Table:
+def bit_diagram(enc: EncodingDoc) -> Table:
     """Fields MSB first, fixed bits shown as binary, the opcode shown in its field."""
     table = Table(show_header=False, box=None, padding=(0, 1))
     names, ranges = [], []
-    for f in enc["fields"]:
-        bits = ",".join(f"{hi}:{lo}" if hi != lo else str(hi) for hi, lo in f["bits"])
-        width = sum(hi - lo + 1 for hi, lo in f["bits"])
-        if f["value"] is not None:
-            label = format(f["value"], f"0{width}b")
-        elif f["name"] == enc["op_field"]:
-            label = f"{f['name']}={format(enc['opcode'], f'0{width}b')}"
+    for f in enc.fields:
+        bits = ",".join(f"{hi}:{lo}" if hi != lo else str(hi) for hi, lo in f.bits)
+        width = sum(hi - lo + 1 for hi, lo in f.bits)
+        if f.value is not None:
+            label = format(f.value, f"0{width}b")
+        elif f.name == enc.op_field and enc.opcode is not None:
+            label = f"{f.name}={format(enc.opcode, f'0{width}b')}"
         else:
-            label = f["name"]
+            label = f.name
         names.append(label)
         ranges.append(bits)
     for _ in names:
@@ -93,140 +95,139 @@ def bit_diagram(enc: dict) -> Table:
     return table
 
 
-def print_instruction(doc: dict) -> None:
-    if doc.get("vendor") == "nvidia":
+def print_instruction(doc: InstructionDocument) -> None:
+    if isinstance(doc, PtxDocument):
         print_ptx(doc)
         return
-    console.print(Text(f"{doc['name']}", style="bold") + Text(f"  AMD native ISA · {doc['arch_display']}"
-                                                              f" · {doc['group']} · {doc['category']}"))
-    if doc["summary"]:
-        console.print(doc["summary"])
-    for enc in doc["encodings"]:
-        console.rule(f"{enc['encoding']} · {enc['width']} bits · opcode {enc['opcode']} · identifier {enc['identifier']}")
-        if enc["fields"]:
+    console.print(Text(f"{doc.name}", style="bold") + Text(f"  AMD native ISA · {doc.arch_display}"
+                                                           f" · {doc.group} · {doc.category}"))
+    if doc.summary:
+        console.print(doc.summary)
+    for enc in doc.encodings:
+        console.rule(f"{enc.encoding} · {enc.width} bits · opcode {enc.opcode} · identifier {enc.identifier}")
+        if enc.fields:
             console.print(bit_diagram(enc))
-    if doc["operands"]:
+    if doc.operands:
         console.rule("Operands")
-        for op in doc["operands"]:
-            console.print(f"  {op['name']:<6} {op['access']:<10} {op['register_class']:<45} {op['format']}")
+        for op in doc.operands:
+            console.print(f"  {op.name:<6} {op.access:<10} {op.register_class:<45} {op.format}")
     console.rule("Generations")
-    for g in doc["generations"]:
-        if g["same"]:
+    for g in doc.generations:
+        if g.same:
             what = "same"
         else:
             parts = []
-            if not g.get("same_opcode", False):
-                parts.append(f"{g['encoding']} opcode {g['opcode']}")
-            if not g["same_layout"]:
-                parts.append("fields: " + ", ".join(f"{d['field']} {d['change']}" for d in g["differs"]))
+            if not g.same_opcode:
+                parts.append(f"{g.encoding} opcode {g.opcode}")
+            if not g.same_layout:
+                parts.append("fields: " + ", ".join(f"{d.field} {d.change}" for d in g.differs))
             what = "; ".join(parts)
-        console.print(f"  {g['arch']:<8} {what}")
-    for title, key in (("Description", "description"), ("Semantics", "semantics"), ("Notes", "notes")):
-        if doc.get(key):
+        console.print(f"  {g.arch:<8} {what}")
+    for title, text in (("Description", doc.description), ("Semantics", doc.semantics), ("Notes", doc.notes)):
+        if text:
             console.rule(title)
-            console.print(Text(doc[key]))
-    if doc.get("examples"):
+            console.print(Text(text))
+    if doc.examples:
         console.rule("Examples (LLVM MC tests)")
-        for ex in doc["examples"][:6]:
-            src = ex["source"]
-            console.print(Text(f"  {ex['asm']:<48} {ex['bytes']:<36} {' '.join(ex['targets'][:4])}  "
-                               f"{src['file'].rsplit('/', 1)[-1]}:{src['line']}"))
-    if doc.get("targets"):
+        for ex in doc.examples[:6]:
+            src = ex.source
+            console.print(Text(f"  {ex.asm:<48} {ex.bytes:<36} {' '.join(ex.targets[:4])}  "
+                               f"{(src.file or '').rsplit('/', 1)[-1]}:{src.line}"))
+    if doc.targets:
         console.rule("GFX target support")
         by_verdict: dict[str, list[str]] = {}
-        for t, v in doc["targets"].items():
-            by_verdict.setdefault(v["verdict"], []).append(t)
+        for t, v in doc.targets.items():
+            by_verdict.setdefault(v.verdict, []).append(t)
         for verdict, ts in by_verdict.items():
             console.print(f"  {verdict}: {' '.join(ts)}")
-    if doc.get("equivalents"):
+    if doc.equivalents:
         console.rule("Equivalents")
-        console.print(Text(_short(doc["equivalents"])))
-    if doc.get("errata"):
+        console.print(Text(_short([e.as_json() for e in doc.equivalents])))
+    if doc.errata:
         console.rule("Errata (sources disagree)")
-        for e in doc["errata"]:
-            console.print(f"  {e['arch'] or ''} {e['kind']}: {e['detail']}")
+        for e in doc.errata:
+            console.print(f"  {e.arch or ''} {e.kind}: {e.detail}")
     console.rule("Sources")
-    for s in doc["sources"]:
-        where = f"{s.get('file')}:{s.get('line')}" if s.get("line") else s.get("file")
-        console.print(f"  {s['what']}: {where}")
+    for s in doc.sources:
+        where = f"{s.file}:{s.line}" if s.line else s.file
+        console.print(f"  {s.what}: {where}")
 
 
-def print_ptx(doc: dict) -> None:
+def print_ptx(doc: PtxDocument) -> None:
     """A PTX page: forms with documented vs verified version and target, SASS per target."""
-    console.print(Text(doc["name"], style="bold") + Text(f"  NVIDIA PTX (virtual ISA) · {doc['category']}"))
-    if doc.get("summary"):
-        console.print(doc["summary"])
-    if doc.get("syntax"):
+    console.print(Text(doc.name, style="bold") + Text(f"  NVIDIA PTX (virtual ISA) · {doc.category}"))
+    if doc.summary:
+        console.print(doc.summary)
+    if doc.syntax:
         console.rule("Syntax")
-        console.print(Text(doc["syntax"]))
+        console.print(Text(doc.syntax))
     console.rule("Forms (documented / verified with ptxas)")
-    for f in doc["forms"][:60]:
-        d, v = f.get("documented") or {}, f.get("verified") or {}
-        verified = (f"PTX {v.get('ptx_version') or '?'} {_sm(v.get('sm'))}" if v.get("status") in ("verified", "accepted")
-                    else v.get("status") or "not verified")
-        console.print(Text(f"  {f['form']:<36} doc: PTX {d.get('ptx_version') or '?'} {_sm(d.get('sm')):<10} "
+    for f in doc.forms[:60]:
+        d, v = f.documented, f.verified
+        verified = (f"PTX {v.ptx_version or '?'} {_sm(v.sm)}" if v and v.status in ("verified", "accepted")
+                    else v.status if v else "not verified")
+        console.print(Text(f"  {f.form:<36} doc: PTX {(d.ptx_version if d else None) or '?'} {_sm(d.sm if d else []):<10} "
                            f"ptxas: {verified}"))
-        for target, ops in (f.get("sass") or {}).items():
+        for target, ops in f.sass.items():
             console.print(Text(f"      SASS {target}: {' '.join(ops)}"))
-    if len(doc["forms"]) > 60:
-        console.print(f"  … {len(doc['forms']) - 60} more forms (--json lists all)")
-    for title, key in (("Description", "description"), ("Semantics", "semantics"), ("Notes", "notes")):
-        if doc.get(key):
+    if len(doc.forms) > 60:
+        console.print(f"  … {len(doc.forms) - 60} more forms (--json lists all)")
+    for title, text in (("Description", doc.description), ("Semantics", doc.semantics), ("Notes", doc.notes)):
+        if text:
             console.rule(title)
-            console.print(Text(doc[key]))
-    if doc.get("examples"):
+            console.print(Text(text))
+    if doc.examples:
         console.rule("Examples")
-        console.print(Text("\n".join(doc["examples"])))
-    if doc.get("equivalents"):
+        console.print(Text("\n".join(doc.examples)))
+    if doc.equivalents:
         console.rule("AMD equivalents")
-        for e in doc["equivalents"]:
-            console.print(Text(f"  {e.get('ptx')} -> {e.get('amd') or ' ; '.join(e.get('sequence') or [])} on {e.get('arch')}: "
-                               f"{e['level']} ({e['evidence']['kind']})"))
-    if doc.get("errata"):
+        for e in doc.equivalents:
+            console.print(Text(f"  {e.ptx} -> {e.amd or ' ; '.join(e.sequence)} on {e.arch}: "
+                               f"{e.level} ({e.evidence.kind})"))
+    if doc.errata:
         console.rule("Errata (sources disagree)")
-        for e in doc["errata"]:
-            console.print(Text(f"  {e.get('form') or e.get('name')}: {e.get('kind')}: documented {e.get('documented')}, "
-                               f"verified {e.get('verified')} {e.get('message') or ''}"))
+        for e in doc.errata:
+            console.print(Text(f"  {e.form or e.name}: {e.kind}: documented {e.documented}, "
+                               f"verified {e.verified} {e.message or ''}"))
     console.rule("Sources")
-    for s in doc["sources"]:
-        console.print(f"  {s['file']}:{s['line']} (section {s['section']})")
+    for s in doc.sources:
+        console.print(f"  {s.file}:{s.line} (section {s.section})")
 
 
-def _sm(value) -> str:
-    if not value:
-        return "?"
-    return ",".join(value) if isinstance(value, list | tuple) else str(value)
+def _sm(value: list[str]) -> str:
+    return ",".join(value) if value else "?"
 
 
-def _short(obj) -> str:
+def _short(obj: object) -> str:
     import json
 
     text = json.dumps(obj, indent=1, ensure_ascii=False)
     return text if len(text) < 3000 else text[:3000] + "\n…"
 
 
-def print_diff(result: dict) -> None:
-    if "name" in result:
-        console.print(f"{result['name']}: {result['from']} -> {result['to']}: {result['status']}")
-        console.print(f"  {result['from']}: {result['from_encodings']}")
-        console.print(f"  {result['to']}: {result['to_encodings']}")
-        for d in result["differs"]:
-            console.print(f"  field {d['field']}: {d['change']} {d.get('from', '')} -> {d.get('to', '')}")
+def print_diff(result: InstructionDiff | ArchDiff) -> None:
+    if isinstance(result, InstructionDiff):
+        console.print(f"{result.name}: {result.from_} -> {result.to}: {result.status}")
+        for arch, encs in ((result.from_, result.from_encodings), (result.to, result.to_encodings)):
+            listed = ", ".join(f"{e.encoding} opcode {e.opcode} ({e.identifier or 'no identifier'})" for e in encs)
+            console.print(f"  {arch}: {listed or 'not in this manual'}")
+        for d in result.differs:
+            console.print(f"  field {d.field}: {d.change} {d.from_ or ''} -> {d.to or ''}")
         return
-    c = result["counts"]
-    console.print(f"{result['from']} -> {result['to']}: {c['added']} added, {c['removed']} removed, "
-                  f"{c['renamed']} renamed, {c['reencoded']} re-encoded, {c['common']} in both")
-    for title, key in (("added", "added"), ("removed", "removed")):
-        if result[key]:
+    c = result.counts
+    console.print(f"{result.from_} -> {result.to}: {c.added} added, {c.removed} removed, "
+                  f"{c.renamed} renamed, {c.reencoded} re-encoded, {c.common} in both")
+    for title, names in (("added", result.added), ("removed", result.removed)):
+        if names:
             console.rule(title)
-            console.print(" ".join(result[key]))
-    if result["renamed"]:
+            console.print(" ".join(names))
+    if result.renamed:
         console.rule("renamed")
-        for r in result["renamed"]:
-            console.print(f"  {r['from']} -> {r['to']}")
-    if result["reencoded"]:
+        for r in result.renamed:
+            console.print(f"  {r.from_} -> {r.to}")
+    if result.reencoded:
         console.rule("re-encoded")
-        for r in result["reencoded"]:
-            f, t = r["from"], r["to"]
-            extra = f" fields: {', '.join(r['fields_changed'])}" if r["fields_changed"] else ""
-            console.print(f"  {r['name']:<32} {f['encoding']} {f['opcode']} -> {t['encoding']} {t['opcode']}{extra}")
+        for r in result.reencoded:
+            f, t = r.from_, r.to
+            extra = f" fields: {', '.join(r.fields_changed)}" if r.fields_changed else ""
+            console.print(f"  {r.name:<32} {f.encoding} {f.opcode} -> {t.encoding} {t.opcode}{extra}")

@@ -24,6 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gpuisa import __version__
 from gpuisa.archs import BY_KEY, resolve_arch
+from gpuisa.catalog.documents import AmdDocument
 from gpuisa.catalog.query import Catalog
 from gpuisa.errors import GpuisaError, NotFoundError
 from gpuisa.web.site import SAFE_SEGMENT, STATIC, Links, Site
@@ -221,17 +222,19 @@ def create_app(catalog_path: Path, cache_size: int = 4096) -> CachedApp:
     async def instruction_page(name: str, arch: str | None, vendor: str) -> Response:
         arch_key = resolve_arch(arch).key if arch else None
         key = catalog.resolve(name)
-        newest = catalog.show(key)
-        doc_vendor = newest.get("vendor") or "amd"
-        if arch_key and doc_vendor == "amd" and arch_key not in newest.get("archs", []):
-            msg = f"{newest['name']} is not in the {BY_KEY[arch_key].display} manual; it is in: {', '.join(newest['archs'])}"
-            sugg = [(f"{newest['name']} ({a})", links.instr(newest["name"], a)) for a in newest["archs"]]
+        try:
+            doc = catalog.show(key, arch_key) if arch_key and key.lower() in site.amd_names else catalog.show(key)
+        except NotFoundError:
+            raise
+        except GpuisaError:
+            newest = catalog.show(key)
+            msg = f"{newest.name} is not in the {BY_KEY[arch_key].display} manual; it is in: {', '.join(newest.archs)}"
+            sugg = [(f"{newest.name} ({a})", links.instr(newest.name, a)) for a in newest.archs]
             return _html(site.error_page(links, 404, msg, sugg), 404)
-        canonical = links.instr(newest["name"], arch_key if doc_vendor == "amd" else None, doc_vendor)
+        canonical = links.instr(doc.name, arch_key if doc.vendor == "amd" else None, doc.vendor)
         requested = links.instr(name, arch, vendor)
         if canonical != requested:
             return RedirectResponse(canonical, status_code=301)
-        doc = newest if arch_key is None or arch_key == newest.get("arch") else catalog.show(key, arch_key)
         return _html(site.instruction(doc, links))
 
     @app.get("/amd/{name}", response_class=HTMLResponse, include_in_schema=False)
@@ -285,16 +288,16 @@ def create_app(catalog_path: Path, cache_size: int = 4096) -> CachedApp:
         arch_key = _arch_param(arch)
         key = catalog.resolve(name)
         try:
-            return _json(catalog.show(key, arch_key))
+            return _json(catalog.show(key, arch_key).as_json())
         except NotFoundError:
             raise
         except GpuisaError as exc:
-            archs = catalog.show(key).get("archs", [])
-            return _error_json(404, str(exc), archs=archs)
+            newest = catalog.show(key)
+            return _error_json(404, str(exc), archs=newest.archs if isinstance(newest, AmdDocument) else [])
 
     @app.get("/api/search", tags=["api"], summary="Search names and descriptions, exact names first (`gpuisa search --json`)")
     async def api_search(q: SearchText, arch: ArchQuery = None, limit: Limit = 20) -> Response:
-        return _json(catalog.search(q, _arch_param(arch), limit))
+        return _json([hit.as_json() for hit in catalog.search(q, _arch_param(arch), limit)])
 
     @app.get("/api/arch/{arch}", tags=["api"], summary="One architecture and its instructions by functional group")
     async def api_arch(arch: ArchPath) -> Response:
@@ -306,6 +309,6 @@ def create_app(catalog_path: Path, cache_size: int = 4096) -> CachedApp:
              summary="Generation diff: whole ISA, or one instruction with ?name= (`gpuisa diff --json`)")
     async def api_diff(a: ArchPath, b: ArchPath,
                        name: OptName = None) -> Response:
-        return _json(catalog.diff(a, b, name))
+        return _json(catalog.diff(a, b, name).as_json())
 
     return CachedApp(app, cache_size)

@@ -15,6 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gpuisa.catalog.documents import AmdDocument
 from gpuisa.catalog.query import Catalog
 from gpuisa.errors import GpuisaError
 from gpuisa.web.site import STATIC, Links, Site, safe_segment
@@ -71,18 +72,19 @@ def _render_names(names: list[str]) -> tuple[int, int, list[list[str]], list[str
         except GpuisaError as exc:
             skipped.append(f"{name!r}: {exc}")
             continue
-        lname = doc["name"]
+        lname = doc.name
         if not safe_segment(lname):
             skipped.append(f"{lname!r}: not usable as a file name")
             continue
-        vendor = doc.get("vendor") or "amd"
-        index.append([lname, vendor, " ".join(doc.get("archs") or []), doc.get("summary") or ""])
+        vendor = doc.vendor
+        archs = doc.archs if isinstance(doc, AmdDocument) else []
+        index.append([lname, vendor, " ".join(archs), doc.summary or ""])
         if vendor == "nvidia":
             writer.write(f"ptx/{lname}.html", site.instruction(doc, Links.for_depth(1)))
             continue
         writer.write(f"amd/{lname}.html", site.instruction(doc, Links.for_depth(1)))
-        for arch in doc.get("archs") or []:
-            per_arch = doc if arch == doc.get("arch") else site.catalog.show(name, arch)
+        for arch in archs:
+            per_arch = doc if arch == doc.arch else site.catalog.show(name, arch)
             writer.write(f"amd/{arch}/{lname}.html", site.instruction(per_arch, Links.for_depth(2)))
     return writer.pages - before_pages, writer.bytes - before_bytes, index, skipped
 
