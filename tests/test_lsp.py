@@ -284,3 +284,120 @@ async def test_bad_input_never_crashes(client):
             text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(0, 0)))
     # and the server is still there
     assert "v_sad_u32" in await hover(client, unknown, 1, 3)
+
+
+# ------------------------------------------------------------------ the real assemblers (where installed)
+
+
+def _llvm_mc_label() -> str | None:
+    from gpuisa.lsp.checks import find_llvm_mc
+
+    tool = find_llvm_mc()
+    return tool.label if tool else None
+
+
+def _ptxas_label() -> str | None:
+    from gpuisa.lsp.checks import find_ptxas
+
+    tool = find_ptxas()
+    return tool.label if tool else None
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def tool_client(catalog_path: Path):
+    c = await start(catalog_path, {"debounceMs": 50})
+    yield c
+    await c.shutdown_session()
+    await c.stop()
+
+
+async def until(check, timeout: float = 90):
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        value = await check()
+        if value:
+            return value
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("timed out waiting for the server")
+        await asyncio.sleep(0.1)
+
+
+@pytest.mark.tools
+async def test_llvm_mc_errors_at_line_and_column(tool_client):
+    label = _llvm_mc_label()
+    if label is None:
+        pytest.skip("llvm-mc 22 not installed (apt-get install llvm-22)")
+    path = MC / "gfx11_unsupported.s"
+    # CHECK: :[[@LINE-1]]:1: error: instruction not supported on this GPU (gfx1100): v_lshl_add_u64
+    check = source_line(path, 1518)
+    assert ":[[@LINE-1]]:1: error: instruction not supported on this GPU (gfx1100): v_lshl_add_u64" in check
+    uri = path.as_uri()
+    open_doc(tool_client, uri, path.read_text())
+
+    async def from_llvm_mc():
+        return [d for d in tool_client.diagnostics.get(uri, []) if d.source == label and d.range.start.line == 1516]
+
+    [d] = await until(from_llvm_mc)
+    assert d.range.start.character == 0                 # column 1 in LLVM's 1-based count
+    # llvm-mc 22 prints the message without the "(gfx1100): name" suffix that LLVM 23's tests check
+    assert d.message.startswith("instruction not supported on this GPU")
+    # a line llvm-mc accepts says so in the hover, naming the tool and its version
+    ok = MC / "gfx11_asm_vop3.s"
+    ok_uri = ok.as_uri()
+    open_doc(tool_client, ok_uri, ok.read_text())
+
+    async def verified():
+        value = await hover(tool_client, ok_uri, 5938, 3)
+        return value if label in value else None
+
+    assert f"verified** by {label}: accepts this line for gfx1100" in await until(verified)
+
+
+@pytest.mark.tools
+async def test_ptxas_on_the_manuals_kernel(tool_client):
+    label = _ptxas_label()
+    if label is None:
+        pytest.skip("ptxas not installed (pip install nvidia-cuda-nvcc==13.5.37)")
+    uri80 = "file:///tmp/gpuisa-lsp-tests/tools80.ptx"
+    text = ptx_kernel("sm_80")
+    open_doc(tool_client, uri80, text, "ptx")
+    lines = text.splitlines()
+    line = next(i for i, t in enumerate(lines) if t.strip().startswith("clmad.lo.u64"))
+
+    async def verified():
+        value = await hover(tool_client, uri80, line, lines[line].index("clmad") + 1)
+        return value if label in value else None
+
+    assert f"verified** by {label}: assembles this file for sm_80 without error" in await until(verified)
+    # ptxas 13.5: "Feature 'clmad.lo' requires .target sm_80 or higher" (tests/test_ptx_verify.py)
+    uri75 = "file:///tmp/gpuisa-lsp-tests/tools75.ptx"
+    open_doc(tool_client, uri75, ptx_kernel("sm_75"), "ptx")
+
+    async def from_ptxas():
+        return [d for d in tool_client.diagnostics.get(uri75, []) if d.source == label and d.range.start.line == line]
+
+    found = await until(from_ptxas)
+    assert any("requires .target sm_80" in d.message for d in found)
+
+
+@pytest.mark.tools
+async def test_an_edit_cancels_the_previous_check(tool_client):
+    """Diagnostics follow the latest text: a check of an older version never lands after an edit."""
+    label = _llvm_mc_label()
+    if label is None:
+        pytest.skip("llvm-mc 22 not installed (apt-get install llvm-22)")
+    uri = "file:///tmp/gpuisa-lsp-tests/edits.s"
+    good = "// gpuisa: target=gfx1100\nv_sad_u32 v5, v1, v2, s3\n"
+    open_doc(tool_client, uri, good)
+    bad_line = "v_lshl_add_u64 v[10:11], v[2:3], v2, v[6:7]\n"
+    for version, text in enumerate([good + bad_line, good + "s_nop 0\n" * 3 + bad_line], start=1000):
+        tool_client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
+
+    async def settled():
+        found = [d for d in tool_client.diagnostics.get(uri, []) if d.source == label]
+        return found or None
+
+    found = await until(settled)
+    assert {d.range.start.line for d in found} == {5}

@@ -150,28 +150,49 @@ def is_listing(doc: Document) -> bool:
     return "file format" in head or "Disassembly of section" in head
 
 
+@dataclass(frozen=True, slots=True)
+class ToolRun:
+    """One run of the real assembler on a document version: what it said and who said it."""
+
+    label: str              # "llvm-mc 22.1.8" / "ptxas 13.5.37"
+    target: str
+    clean: bool             # exit status 0: the tool assembled the whole document
+    findings: list[Finding]
+
+    def verdict_for_line(self, line: int) -> str:
+        """What the tool said about one line, for the hover."""
+        said = [f.message for f in self.findings if f.span.line == line]
+        if said:
+            return f"**{self.label}** (-arch/-mcpu {self.target}) on this line: " + "; ".join(said)
+        if self.clean:
+            return f"**verified** by {self.label}: assembles this file for {self.target} without error"
+        if self.label.startswith("llvm-mc"):     # llvm-mc reports every bad line and goes on
+            return f"**verified** by {self.label}: accepts this line for {self.target}"
+        return ""
+
+
 async def tool_findings(doc: Document, text: str, setting: str | None, llvm_mc: Tool | None,
-                        ptxas: Tool | None) -> list[Finding]:
+                        ptxas: Tool | None) -> ToolRun | None:
     """Run the assembler on the whole text; its messages mapped to line and column.
 
-    Cancelling the awaiting task kills the tool. Returns [] when no tool or no target applies."""
+    Cancelling the awaiting task kills the tool. None when no tool or no target applies."""
     target, _ = effective_target(doc, setting)
     if not target:
-        return []
+        return None
     if doc.dialect == AMD:
         if llvm_mc is None or arch_of_target(target) is None or is_listing(doc):
-            return []
+            return None
         cmd = [llvm_mc.path, "-triple=amdgcn", f"-mcpu={target}", "-filetype=null"]
-        _, out = await _run(cmd, text.encode("utf-8", "replace"))
-        return _mc_findings(doc, out, llvm_mc.label)
+        rc, out = await _run(cmd, text.encode("utf-8", "replace"))
+        return ToolRun(llvm_mc.label, target, rc == 0, _mc_findings(doc, out, llvm_mc.label))
     if doc.dialect == PTX and ptxas is not None and is_ptx_target(target):
         with tempfile.TemporaryDirectory(prefix="gpuisa-lsp-") as tmp:
             src = os.path.join(tmp, "doc.ptx")
             with open(src, "w", encoding="utf-8", errors="replace") as fh:
                 fh.write(text)
-            _, out = await _run([ptxas.path, "-arch", target, src, "-o", os.devnull], None)
-        return _ptxas_findings(doc, out, ptxas.label)
-    return []
+            rc, out = await _run([ptxas.path, "-arch", target, src, "-o", os.devnull], None)
+        return ToolRun(ptxas.label, target, rc == 0, _ptxas_findings(doc, out, ptxas.label))
+    return None
 
 
 async def _run(cmd: list[str], stdin: bytes | None) -> tuple[int, str]:

@@ -68,6 +68,8 @@ class _Open:
     parsed_version: int = -1
     task: asyncio.Task | None = None
     published: list[lsp.Diagnostic] = field(default_factory=list)
+    tool: checks.ToolRun | None = None          # the assembler's last word on this version
+    tool_version: int = -1
 
 
 class GpuisaLanguageServer(LanguageServer):
@@ -128,10 +130,11 @@ class GpuisaLanguageServer(LanguageServer):
                 self.tools_found = True
                 self.llvm_mc, self.ptxas = await asyncio.get_running_loop().run_in_executor(
                     self.thread_pool, lambda: (checks.find_llvm_mc(), checks.find_ptxas()))
-            text = td.source
-            tool = await checks.tool_findings(doc, text, self.settings.target, self.llvm_mc, self.ptxas)
-            if uri in self.open and self.open[uri].version == version and tool:
-                self._publish(uri, version, td, doc, found + tool)
+            run = await checks.tool_findings(doc, td.source, self.settings.target, self.llvm_mc, self.ptxas)
+            state = self.open.get(uri)
+            if run is not None and state is not None and state.version == version:
+                state.tool, state.tool_version = run, version
+                self._publish(uri, version, td, doc, found + run.findings)
         except asyncio.CancelledError:
             raise
         except RequestFailed:
@@ -221,6 +224,11 @@ def _register(ls: GpuisaLanguageServer) -> None:
             text = ls.facts.hover_ptx(ins.mnemonic, target, version)
         if text is None:
             return None
+        state = ls.open[params.text_document.uri]
+        if state.tool is not None and state.tool_version == state.version:
+            said = state.tool.verdict_for_line(ins.span.line)
+            if said:
+                text = f"{said}\n\n{text}"
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text),
                          range=ls.client_range(td, doc, ins.span))
 
