@@ -401,3 +401,21 @@ async def test_an_edit_cancels_the_previous_check(tool_client):
 
     found = await until(settled)
     assert {d.range.start.line for d in found} == {5}
+
+
+async def test_ptx_completion_of_names_and_forms(client):
+    # clmad.md:21-23: `clmad.mode.u64 d, a, b, c;` with `.mode = { .hi, .lo };`
+    assert source_line(CLMAD_MD, 21) == "clmad.mode.u64 d, a, b, c;"
+    assert source_line(CLMAD_MD, 23) == ".mode = { .hi, .lo };"
+    uri = "file:///tmp/gpuisa-lsp-tests/complete.ptx"
+    open_doc(client, uri, ".version 9.3\n.target sm_80\n  clm\n  clmad.\n  clmad.lo.u64 Rd, Ra, \n", "ptx")
+    first = await client.text_document_completion_async(lsp.CompletionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(2, 5)))
+    assert "clmad" in {i.label for i in first.items}
+    forms = await client.text_document_completion_async(lsp.CompletionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(3, 8)))
+    assert {"clmad.lo.u64", "clmad.hi.u64"} <= {i.label for i in forms.items}
+    sig = await client.text_document_signature_help_async(lsp.SignatureHelpParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(4, 23)))
+    assert [p.label for p in sig.signatures[0].parameters] == ["d", "a", "b", "c"]
+    assert sig.active_parameter == 2

@@ -347,11 +347,23 @@ class Facts:
         out.append(f"[{doc['name']} in the PTX reference]({self.pages}/ptx/{doc['name']})")
         return "\n".join(out)
 
-    def ptx_completions(self) -> list[tuple[str, str]]:
+    def ptx_completions(self, prefix: str = "") -> list[tuple[str, str]]:
+        """PTX instruction names, and once one is typed with a `.` after it, its forms (clmad.lo.u64)."""
         if self._ptx_names is None:
             with self._lock:
                 self._ptx_names = sorted(set(self.catalog.ptx_names()))
-        return [(n, "") for n in self._ptx_names]
+        names = [(n, "") for n in self._ptx_names]
+        owners = [n for n in self._ptx_names if prefix.startswith(n.lower() + ".")]
+        if not owners:
+            return names
+        doc = self.ptx_doc(max(owners, key=len))
+        forms = []
+        for f in (doc or {}).get("forms", []):
+            documented = f.get("documented") or {}
+            detail = f"PTX ISA {documented.get('ptx_version')}; {', '.join(documented.get('sm') or [])}" \
+                if documented.get("ptx_version") else ""
+            forms.append((f["form"], detail))
+        return names + forms
 
     def ptx_signature(self, opcode: str) -> tuple[str, list[tuple[str, str]], str] | None:
         doc = self.ptx_doc(opcode)

@@ -245,7 +245,7 @@ def _register(ls: GpuisaLanguageServer) -> None:
         if before and not before.endswith((":", "{", ";")) and not before.startswith("@"):
             return lsp.CompletionList(is_incomplete=False, items=[])  # operands, not a mnemonic
         target, _ = checks.effective_target(doc, ls.settings.target)
-        pool = ls.facts.amd_completions(target) if doc.dialect == AMD else ls.facts.ptx_completions()
+        pool = ls.facts.amd_completions(target) if doc.dialect == AMD else ls.facts.ptx_completions(prefix)
         matches = [(n, s) for n, s in pool if n.startswith(prefix)]
         items = [lsp.CompletionItem(label=n, kind=lsp.CompletionItemKind.Keyword, detail=s or None)
                  for n, s in matches[:COMPLETION_LIMIT]]
