@@ -103,16 +103,30 @@ def _amd_verdict(facts: Facts, mnemonic: str, target: str, arch: str | None) -> 
 
 
 def _ptx(doc: Document, facts: Facts, target: str | None, version: str | None) -> list[Finding]:
+    """A requirement ptxas verified is an error; one only the manual's notes state is a warning (the
+    notes are sometimes scoped too widely), and it is dropped when ptxas assembles the file (`settle`)."""
     out = []
-    seen: dict[str, str | None] = {}
+    seen: dict[str, tuple[str, bool] | None] = {}
     for ins in doc.instructions:
         low = ins.mnemonic.lower()
         if low not in seen:
             seen[low] = facts.ptx_unmet(low, target, version)
         unmet = seen[low]
         if unmet:
-            out.append(Finding(ins.span, ERROR, unmet, "gpuisa", "target-support"))
+            message, verified = unmet
+            out.append(Finding(ins.span, ERROR if verified else WARNING, message, "gpuisa",
+                               "target-support" if verified else DOCUMENTED))
     return out
+
+
+DOCUMENTED = "documented-requirement"
+
+
+def settle(found: list[Finding], run: ToolRun) -> list[Finding]:
+    """Evidence wins: when the assembler took the whole file, the manual-only warnings it contradicts go."""
+    if not run.clean:
+        return found
+    return [f for f in found if f.code != DOCUMENTED]
 
 
 # ------------------------------------------------------------------------------ real tools

@@ -40,6 +40,7 @@ class PtxRequirement:
     sm: tuple[str, ...]     # ("sm_80+",) or ("sm_90a",) as the source writes them
     version: str | None     # "9.3"
     source: str             # "verified by ptxas 13.5.37" / "documented (PTX ISA 9.4 §9.7.1.5, file:line)"
+    verified: bool          # a tool's verdict (evidence) rather than the manual's notes
 
 
 def arch_of_target(target: str) -> str | None:
@@ -187,7 +188,7 @@ class Facts:
                             for o in doc["operands"])
             out += [f"**Operands:** {ops}", ""]
         if doc.get("semantics"):
-            out += ["```", doc["semantics"].strip(), "```", ""]
+            out += [_fenced(doc["semantics"]), ""]
         eq = doc.get("equivalents") or []
         if eq:
             out.append("**PTX equivalents:** " + "; ".join(_equivalent_line(e, "ptx") for e in _first_per(eq, "ptx")[:4]))
@@ -240,7 +241,10 @@ class Facts:
     # ------------------------------------------------------------------ PTX
 
     def ptx_doc(self, opcode: str) -> dict | None:
-        """The PTX document for an opcode as written: the exact form, else its instruction."""
+        """The PTX document for an opcode as written: that exact form, else its instruction.
+
+        Only an exact form carries requirements: `ld.global.u32` must not borrow those of a longer
+        form such as `ld.global.u32.proxy::readonly` that the catalog's prefix lookup would find."""
         low = opcode.lower()
         if low in self._ptx:
             return self._ptx[low]
@@ -248,13 +252,14 @@ class Facts:
         with self._lock:
             try:
                 doc = self.catalog.show_ptx(low)
+                if doc is not None and doc.get("form") and doc["form"].lower() != low:
+                    doc = None
                 if doc is None:
                     parts = low.split(".")
-                    for n in range(len(parts) - 1, 0, -1):
-                        doc = self.catalog.show_ptx(".".join(parts[:n]))
-                        if doc is not None:
-                            doc = dict(doc)
-                            doc.pop("form", None)
+                    for n in range(len(parts), 0, -1):
+                        found = self.catalog.show_ptx(".".join(parts[:n]))
+                        if found is not None and not found.get("form"):
+                            doc = found
                             break
             except GpuisaError:
                 doc = None
@@ -274,7 +279,7 @@ class Facts:
             sm = tuple(s if s.endswith("+") or _SM_REQ.match(s) is None or s[-1] in "af" else s + "+"
                        for s in verified["sm"])
             return PtxRequirement(form["form"], sm, verified.get("ptx_version") or documented.get("ptx_version"),
-                                  f"verified by {tool}")
+                                  f"verified by {tool}", True)
         sm = tuple(documented.get("sm") or ())
         if not sm and not documented.get("ptx_version"):
             return None
@@ -283,10 +288,11 @@ class Facts:
         where = f"{src.get('file', '')}:{src.get('line', '')}" if src.get("file") else ""
         label = f"PTX ISA {edition} §{form['section']}" if edition else f"§{form['section']}"
         return PtxRequirement(form["form"], sm, documented.get("ptx_version"),
-                              f"documented ({label}{', ' + where if where else ''})")
+                              f"documented ({label}{', ' + where if where else ''})", False)
 
-    def ptx_unmet(self, opcode: str, target: str | None, version: str | None) -> str | None:
-        """Why a PTX form cannot be used on this `.target` / `.version`; None when it can (or unknown)."""
+    def ptx_unmet(self, opcode: str, target: str | None, version: str | None) -> tuple[str, bool] | None:
+        """(why a PTX form cannot be used on this `.target` / `.version`, whether a tool verified that);
+        None when it can be used or nothing is known."""
         req = self.ptx_requirement(opcode)
         if req is None:
             return None
@@ -299,7 +305,7 @@ class Facts:
             problems.append(f"needs PTX ISA {req.version} (.version {version})")
         if not problems:
             return None
-        return f"{req.form} {'; '.join(problems)}: {req.source}"
+        return f"{req.form} {'; '.join(problems)}: {req.source}", req.verified
 
     def hover_ptx(self, opcode: str, target: str | None, version: str | None) -> str | None:
         return self._hover_ptx(opcode.lower(), (target or "").lower(), version or "")
@@ -332,14 +338,14 @@ class Facts:
                 unmet = self.ptx_unmet(opcode, target or None, version or None)
                 here = " / ".join(x for x in (f".target {target}" if target else "",
                                               f".version {version}" if version else "") if x)
-                out.append(f"**{here}:** " + ("usable" if unmet is None else unmet))
+                out.append(f"**{here}:** " + ("usable" if unmet is None else unmet[0]))
             if f.get("sass"):
                 out.append("**SASS:** " + "; ".join(f"{t}: {' '.join(ops)}" for t, ops in list(f["sass"].items())[:4]))
             out.append("")
         elif doc.get("syntax"):
-            out += ["```", doc["syntax"].strip()[:1500], "```", ""]
+            out += [_fenced(doc["syntax"]), ""]
         if doc.get("semantics"):
-            out += ["```", doc["semantics"].strip()[:1500], "```", ""]
+            out += [_fenced(doc["semantics"]), ""]
         eq = doc.get("equivalents") or []
         if eq:
             out.append("**AMD equivalents:** " + "; ".join(_equivalent_line(e, "amd") for e in _first_per(eq, "amd")[:4]))
@@ -373,6 +379,14 @@ class Facts:
         params = [(p.strip(), "") for p in operands.split(",") if p.strip()]
         label = (doc.get("form") or doc["name"]) + (" " + ", ".join(p for p, _ in params) if params else "")
         return label, params, (doc.get("syntax") or doc.get("summary") or "")[:2000]
+
+
+def _fenced(text: str, limit: int = 1500) -> str:
+    """A code block for hover Markdown; the PTX manual's blocks come fenced already."""
+    text = text.strip()
+    if text.startswith("```"):
+        return text if len(text) <= limit else text[:limit] + "\n```"
+    return "```\n" + text[:limit] + "\n```"
 
 
 def _evidence(entry: dict) -> str:

@@ -134,7 +134,7 @@ class GpuisaLanguageServer(LanguageServer):
             state = self.open.get(uri)
             if run is not None and state is not None and state.version == version:
                 state.tool, state.tool_version = run, version
-                self._publish(uri, version, td, doc, found + run.findings)
+                self._publish(uri, version, td, doc, checks.settle(found, run) + run.findings)
         except asyncio.CancelledError:
             raise
         except RequestFailed:
