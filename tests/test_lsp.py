@@ -13,19 +13,16 @@ import sys
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.conftest import REPO, SOURCES, manual_line
+from tests.loop_thread import loop, on_loop
 
 MC = SOURCES / "llvm-project-23.1.1" / "llvm" / "test" / "MC" / "AMDGPU"
 PTX_MANUAL = SOURCES / "ptx-isa-9.4" / "9-instruction-set"
 CLMAD_MD = PTX_MANUAL / "9.7.1.5-integer-arithmetic-instructionsclmad.md"
 BRA_MD = PTX_MANUAL / "9.7.14.3-control-flow-instructionsbra.md"
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 
 def source_line(path: Path, line: int) -> str:
     with open(path, encoding="utf-8") as fh:
@@ -48,13 +45,17 @@ async def start(catalog_path: Path, options: dict | None = None, *extra: str) ->
     return client
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def client(catalog_path: Path):
-    """The server with catalog diagnostics only (tool diagnostics have their own tests below)."""
-    c = await start(catalog_path, {"toolDiagnostics": False, "debounceMs": 0})
-    yield c
+async def _stop(c: LanguageClient) -> None:
     await c.shutdown_session()
     await c.stop()
+
+
+@pytest.fixture(scope="module")
+def client(catalog_path: Path):
+    """The server with catalog diagnostics only (tool diagnostics have their own tests below)."""
+    c = loop().run(start(catalog_path, {"toolDiagnostics": False, "debounceMs": 0}))
+    yield c
+    loop().run(_stop(c))
 
 
 _version = 0
@@ -99,6 +100,7 @@ def ptx_kernel(target: str) -> str:
 # ------------------------------------------------------------------ AMD: a file of LLVM's MC corpus
 
 
+@on_loop
 async def test_hover_v_sad_u32_in_a_gfx1100_file(client):
     path = MC / "gfx11_asm_vop3.s"
     text = path.read_text()
@@ -118,6 +120,7 @@ async def test_hover_v_sad_u32_in_a_gfx1100_file(client):
     assert "/amd/rdna3/v_sad_u32" in value             # the link to the page
 
 
+@on_loop
 async def test_hover_v_sad_u32_in_a_gfx90a_file(client):
     # CDNA 2's VOP3 table lists V_SAD_U32 as opcode 476
     assert "| 476      | V_SAD_U32" in manual_line("cdna2", 5449)
@@ -129,6 +132,7 @@ async def test_hover_v_sad_u32_in_a_gfx90a_file(client):
     assert "opcode 549" not in value
 
 
+@on_loop
 async def test_v_lshl_add_u64_not_supported_on_gfx1100(client):
     path = MC / "gfx11_unsupported.s"
     assert "-mcpu=gfx1100" in source_line(path, 2)
@@ -145,6 +149,7 @@ async def test_v_lshl_add_u64_not_supported_on_gfx1100(client):
     assert (d.range.start.character, d.range.end.character) == (0, len("v_lshl_add_u64"))
 
 
+@on_loop
 async def test_v_lshl_add_u64_fine_on_gfx942(client):
     path = MC / "gfx942_asm_features.s"
     assert "-mcpu=gfx942" in source_line(path, 1)
@@ -160,6 +165,7 @@ async def test_v_lshl_add_u64_fine_on_gfx942(client):
     assert "supported on gfx942" in value and "not supported" not in value
 
 
+@on_loop
 async def test_completion_offers_only_the_targets_mnemonics(client):
     uri = "file:///tmp/gpuisa-lsp-tests/complete.s"
     open_doc(client, uri, "// gpuisa: target=gfx1100\nv_lshl_a\n")
@@ -176,6 +182,7 @@ async def test_completion_offers_only_the_targets_mnemonics(client):
     assert "v_lshl_add_u64" in {i.label for i in result.items}
 
 
+@on_loop
 async def test_signature_help_names_the_operands(client):
     uri = "file:///tmp/gpuisa-lsp-tests/sig.s"
     open_doc(client, uri, "// gpuisa: target=gfx1100\nv_sad_u32 v5, v1, \n")
@@ -188,6 +195,7 @@ async def test_signature_help_names_the_operands(client):
     assert sig.active_parameter == 2
 
 
+@on_loop
 async def test_labels_and_kernels(client):
     path = MC / "hsa-gfx12-v4.s"
     text = path.read_text()
@@ -203,6 +211,7 @@ async def test_labels_and_kernels(client):
     assert lines[symbols[0].selection_range.start.line].startswith("minimal:")
 
 
+@on_loop
 async def test_branch_label_definition_and_references(client):
     uri = "file:///tmp/gpuisa-lsp-tests/loop.s"
     text = "// gpuisa: target=gfx942\nloop:\n  s_nop 0\n  s_cbranch_scc1 loop\n  s_branch loop\n"
@@ -219,6 +228,7 @@ async def test_branch_label_definition_and_references(client):
 # ------------------------------------------------------------------ PTX: a kernel of the manual's examples
 
 
+@on_loop
 async def test_ptx_clmad_on_sm_80(client):
     # "Introduced in PTX ISA version 9.3." / "Requires `sm_80` or higher."
     assert source_line(CLMAD_MD, 65) == "Introduced in PTX ISA version 9.3."
@@ -241,6 +251,7 @@ async def test_ptx_clmad_on_sm_80(client):
     assert text.splitlines()[loc.range.start.line] == "L_exit:"
 
 
+@on_loop
 async def test_ptx_clmad_on_sm_75_needs_sm_80(client):
     uri = "file:///tmp/gpuisa-lsp-tests/clmad75.ptx"
     text = ptx_kernel("sm_75")
@@ -254,6 +265,7 @@ async def test_ptx_clmad_on_sm_75_needs_sm_80(client):
 # ------------------------------------------------------------------ bad input
 
 
+@on_loop
 async def test_bad_input_never_crashes(client):
     garbage = bytes(range(256)).decode("latin-1") * 40 + "\x00\ufffd\U0001f600"
     uri = "file:///tmp/gpuisa-lsp-tests/garbage.s"
@@ -303,12 +315,11 @@ def _ptxas_label() -> str | None:
     return tool.label if tool else None
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def tool_client(catalog_path: Path):
-    c = await start(catalog_path, {"debounceMs": 50})
+@pytest.fixture(scope="module")
+def tool_client(catalog_path: Path):
+    c = loop().run(start(catalog_path, {"debounceMs": 50}))
     yield c
-    await c.shutdown_session()
-    await c.stop()
+    loop().run(_stop(c))
 
 
 async def until(check, timeout: float = 90):
@@ -323,6 +334,7 @@ async def until(check, timeout: float = 90):
 
 
 @pytest.mark.tools
+@on_loop
 async def test_llvm_mc_errors_at_line_and_column(tool_client):
     label = _llvm_mc_label()
     if label is None:
@@ -354,6 +366,7 @@ async def test_llvm_mc_errors_at_line_and_column(tool_client):
 
 
 @pytest.mark.tools
+@on_loop
 async def test_ptxas_on_the_manuals_kernel(tool_client):
     label = _ptxas_label()
     if label is None:
@@ -381,6 +394,7 @@ async def test_ptxas_on_the_manuals_kernel(tool_client):
 
 
 @pytest.mark.tools
+@on_loop
 async def test_an_edit_cancels_the_previous_check(tool_client):
     """Diagnostics follow the latest text: a check of an older version never lands after an edit."""
     label = _llvm_mc_label()
@@ -403,6 +417,7 @@ async def test_an_edit_cancels_the_previous_check(tool_client):
     assert {d.range.start.line for d in found} == {5}
 
 
+@on_loop
 async def test_ptx_completion_of_names_and_forms(client):
     # clmad.md:21-23: `clmad.mode.u64 d, a, b, c;` with `.mode = { .hi, .lo };`
     assert source_line(CLMAD_MD, 21) == "clmad.mode.u64 d, a, b, c;"

@@ -20,8 +20,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import REPO, SOURCES, manual_line
-
-pytestmark = pytest.mark.asyncio
+from tests.loop_thread import on_loop
 
 CLMAD_MD = SOURCES / "ptx-isa-9.4" / "9-instruction-set" / "9.7.1.5-integer-arithmetic-instructionsclmad.md"
 
@@ -45,6 +44,7 @@ def gpuisa_json(*args: str) -> object:
     return json.loads(out.stdout)
 
 
+@on_loop
 async def test_tools_have_typed_schemas(catalog_path):
     async with connect(catalog_path) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
@@ -58,6 +58,7 @@ async def test_tools_have_typed_schemas(catalog_path):
         assert {"name", "vendor", "isa", "summary", "sources"} <= set(lookup_out["required"])
 
 
+@on_loop
 async def test_lookup_is_gpuisa_show_json(catalog_path):
     # CDNA 5's VOP3 opcode table: V_SAD_U32 549
     assert "V\\_SAD\\_U32 549" in manual_line("cdna5", 21868)
@@ -71,6 +72,7 @@ async def test_lookup_is_gpuisa_show_json(catalog_path):
         assert ptx.structured_content == gpuisa_json("show", "clmad.lo.u64", "--catalog", str(catalog_path))
 
 
+@on_loop
 async def test_search_diff_equivalents_eval(catalog_path):
     async with connect(catalog_path) as client:
         hits = (await client.call_tool("search", {"text": "v_sad_u32"})).structured_content["result"]
@@ -96,6 +98,7 @@ async def test_search_diff_equivalents_eval(catalog_path):
         assert r.structured_content["outputs"] == {"d": 5}
 
 
+@on_loop
 async def test_errors_are_tool_errors_and_the_server_stays_up(catalog_path):
     async with connect(catalog_path) as client:
         r = await client.call_tool("lookup", {"name": "v_no_such_instruction"})
@@ -115,6 +118,7 @@ async def test_errors_are_tool_errors_and_the_server_stays_up(catalog_path):
         assert not (await client.call_tool("lookup", {"name": "v_sad_u32"})).is_error
 
 
+@on_loop
 async def test_pages_are_resources(catalog_path):
     async with connect(catalog_path) as client:
         templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
@@ -126,6 +130,7 @@ async def test_pages_are_resources(catalog_path):
         assert {f["form"] for f in ptx["forms"]} >= {"clmad.lo.u64", "clmad.hi.u64"}
 
 
+@on_loop
 async def test_decode_v_sad_u32_for_gfx1100(catalog_path):
     """gfx11_asm_vop3.s:5940: v_sad_u32 v5, v1, v2, s3 ; encoding: [0x05,0x00,0x25,0xd6,0x01,0x05,0x0e,0x00]."""
     mc = SOURCES / "llvm-project-23.1.1" / "llvm" / "test" / "MC" / "AMDGPU" / "gfx11_asm_vop3.s"
