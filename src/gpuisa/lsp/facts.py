@@ -16,6 +16,7 @@ from functools import lru_cache
 from gpuisa.archs import BY_KEY, TARGET_TO_ARCH, newest_first
 from gpuisa.catalog.query import Catalog
 from gpuisa.errors import GpuisaError
+from gpuisa.sources.amd_names import canonical_instruction
 
 DEFAULT_PAGES = "http://127.0.0.1:8000"
 
@@ -104,12 +105,13 @@ class Facts:
         low = mnemonic.lower()
         if low in self._resolved:
             return self._resolved[low]
-        key: str | None
-        try:
-            with self._lock:
-                key = self.catalog.resolve(low)
-        except GpuisaError:
-            key = None
+        key: str | None = canonical_instruction(low)
+        if key.lower() not in self._amd_names:      # not a plain spelling: aliases, renames (slower)
+            try:
+                with self._lock:
+                    key = self.catalog.resolve(low)
+            except GpuisaError:
+                key = None
         if key is not None and key.lower() not in self._amd_names:
             key = None  # a PTX name: not an AMD instruction
         self._resolved[low] = key

@@ -29,6 +29,14 @@ INSTRUCTIONS = (
     "arch accepts an architecture (rdna3) or a gfx target (gfx1100).")
 
 
+# ------------------------------------------------------------------------------ typed inputs
+
+Name = Annotated[str, Field(min_length=1, max_length=256,
+                            description="instruction: v_sad_u32, V_SAD_U32_e64 (LLVM), clmad, clmad.lo.u64 (PTX form)")]
+Arch = Annotated[str | None, Field(max_length=64, description="architecture (rdna3, cdna5) or gfx target (gfx1100)")]
+Target = Annotated[str, Field(min_length=1, max_length=64, description="gfx target, e.g. gfx1100, gfx942")]
+
+
 # ------------------------------------------------------------------------------ typed outputs
 
 
@@ -147,21 +155,24 @@ class _Tools:
         except GpuisaError as exc:
             raise ToolError(str(exc)) from None
 
-    def lookup(self, name: str, arch: str | None = None) -> InstructionDocument:
+    def lookup(self, name: Name, arch: Arch = None) -> InstructionDocument:
         """Everything the catalog holds about one instruction: the same document as `gpuisa show NAME --json`.
 
         name: v_sad_u32, V_SAD_U32_e64, clmad, clmad.lo.u64; arch: rdna3, cdna5, gfx1100 (AMD only; default newest)."""
         return InstructionDocument.model_validate(self.ask(self.catalog.show, name, arch))
 
-    def search(self, text: str, arch: str | None = None, limit: int = 20) -> list[SearchHit]:
+    def search(self, text: Annotated[str, Field(min_length=1, max_length=1000)], arch: Arch = None,
+               limit: Annotated[int, Field(ge=1, le=500)] = 20) -> list[SearchHit]:
         """Find instructions by name or description: exact names first, then prefixes, then full text."""
         return [SearchHit.model_validate(r) for r in self.ask(self.catalog.search, text, arch, limit)]
 
-    def diff(self, from_: str, to: str, name: str | None = None) -> DiffResult:
+    def diff(self, from_: str, to: Annotated[str, Field(max_length=64, description="architecture or gfx target")],
+             name: Annotated[str | None, Field(max_length=256, description="one instruction; none: the whole ISA")]
+             = None) -> DiffResult:
         """Differences between two architectures: one instruction's encodings, or the whole ISA."""
         return DiffResult.model_validate(self.ask(self.catalog.diff, from_, to, name))
 
-    def equivalents(self, name: str, arch: str | None = None) -> list[Equivalent]:
+    def equivalents(self, name: Name, arch: Arch = None) -> list[Equivalent]:
         """Cross-vendor equivalents (PTX <-> AMD) with their level and evidence; arch narrows AMD mappings."""
         def find() -> list[dict]:
             key = self.catalog.resolve(name)
@@ -177,7 +188,10 @@ class _Tools:
             return mappings
         return [Equivalent.model_validate(m) for m in self.ask(find)]
 
-    def eval(self, name: str, inputs: dict[str, int | float | str], arch: str | None = None) -> EvalResult:
+    def eval(self, name: Name,
+             inputs: Annotated[dict[str, int | float | str], Field(
+                 max_length=16, description='operand values: {"S0": 5, "S1": "0x3"} (AMD), {"a": 3} (PTX)')],
+             arch: Arch = None) -> EvalResult:
         """Run an instruction's pseudocode: AMD (S0, S1, ... on an arch) or a PTX form (a, b, c ...)."""
         from gpuisa.semantics.api import eval_amd, eval_ptx, parse_value
 
@@ -199,14 +213,18 @@ class _Tools:
         except NotFoundError:
             return False
 
-    def decode(self, hex: str, target: str) -> DecodeResult:
+    def decode(self, hex: Annotated[str, Field(min_length=1, max_length=1_000_000, description="bytes `05 00 25 d6` "
+                                              "or little-endian dwords `D6250005`")],
+               target: Target) -> DecodeResult:
         """Decode AMD machine code for a gfx target: hex bytes (`05 00 25 d6 ...`) or dwords (`D6250005`)."""
         api = _codec("decode")
         data = self.ask(api.parse_hex, [hex])
         found = self.ask(api.decode, data, target, self.catalog.path)
         return DecodeResult(target=target, instructions=[DecodedInstruction.model_validate(_jsonable(d)) for d in found])
 
-    def encode(self, text: str, target: str) -> EncodeResult:
+    def encode(self, text: Annotated[str, Field(min_length=1, max_length=1_000_000,
+                                                description="LLVM syntax, one instruction per line")],
+               target: Target) -> EncodeResult:
         """Assemble AMD instructions (LLVM syntax, one per line) for a gfx target into bytes."""
         api = _codec("encode")
         found = self.ask(api.encode, text, target, self.catalog.path)
@@ -236,7 +254,7 @@ def _jsonable(item: Any) -> dict:
 def _with_from(fn: Callable[..., Any]) -> Callable[..., Any]:
     """diff's first argument is called `from` on the wire, a Python keyword: take it as **kwargs."""
     sig = inspect.signature(fn, eval_str=True)
-    params = [p.replace(annotation=Annotated[str, Field(alias="from", description="architecture or gfx target")])
+    params = [p.replace(annotation=Annotated[str, Field(alias="from", max_length=64, description="architecture or gfx target")])
               if p.name == "from_" else p for p in sig.parameters.values()]
 
     def diff(**kwargs: Any) -> DiffResult:
