@@ -392,13 +392,15 @@ def _fenced(text: str, limit: int = 1500) -> str:
 
 
 def _evidence(entry: dict) -> str:
-    """One line naming who decided a verdict: the tool and version, or the LLVM test file:line."""
+    """One line naming who decided a verdict: the tool and version, or the LLVM test (release) file:line."""
     tool = entry.get("tool") or ""
-    where = ""
-    if entry.get("file"):
-        where = f"{entry['file'].rsplit('/', 1)[-1]}:{entry.get('line')}"
+    file = entry.get("file") or ""
+    where = f"{file.rsplit('/', 1)[-1]}:{entry.get('line')}" if file else ""
     kind = entry.get("evidence") or ""
-    who = tool or ("LLVM MC test" if kind == "llvm-test" else kind)
+    if not tool and kind == "llvm-test":
+        release = re.match(r"llvm-project-([\d.]+)/", file)
+        tool = f"LLVM {release.group(1)} MC test" if release else "LLVM MC test"
+    who = tool or kind
     detail = entry.get("detail") or ""
     parts = [p for p in (who, where) if p]
     return (" ".join(parts) + (f": {detail}" if detail else "")).strip()
