@@ -127,6 +127,9 @@ def _gfx_of_triple(text: str) -> str | None:
 
 _AMD_LABEL = re.compile(r"\s*([A-Za-z_.$][\w.$@]*)\s*:(?!:)")
 _OBJDUMP_SYMBOL = re.compile(r"^[0-9a-fA-F]+\s+<([^>]+)>:\s*$")
+# llvm-objdump listing lines that are neither code nor labels: "k.o:\tfile format elf64-amdgpu",
+# "Disassembly of section .text:"
+_LISTING_HEADER = re.compile(r"^(?:\S+:\s+file format\s|Disassembly of section\s)")
 _AMD_MNEMONIC = re.compile(r"\s*([A-Za-z_][\w]*)")
 _WORD = re.compile(r"[A-Za-z_.$][\w.$@]*")
 _AMD_BRANCHES = ("s_branch", "s_cbranch_", "s_call_b64", "s_getpc", "s_setpc")
@@ -165,6 +168,8 @@ def _strip_amd_comment(text: str) -> str:
 
 @lru_cache(maxsize=65536)
 def _parse_amd_line(text: str) -> _AmdLine:
+    if _LISTING_HEADER.match(text):
+        return _AmdLine((), None, ("", 0), None)
     m = _OBJDUMP_SYMBOL.match(text)
     if m:
         start = text.index("<") + 1
