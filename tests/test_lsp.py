@@ -225,6 +225,27 @@ async def test_branch_label_definition_and_references(client):
     assert sorted(r.range.start.line for r in refs) == [3, 4]
 
 
+@on_loop
+async def test_target_from_the_clients_settings(client):
+    uri = "file:///tmp/gpuisa-lsp-tests/no-target.s"
+    line = source_line(MC / "gfx11_unsupported.s", 1517)          # v_lshl_add_u64 ... (refuted on gfx1100)
+    open_doc(client, uri, f"{line}\n")
+    assert not await diagnostics(client, uri)                      # no target named: nothing to refute
+    assert "supported on" not in await hover(client, uri, 0, 3)
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(
+        settings={"gpuisa": {"target": "gfx1100"}}))
+
+    async def refuted():
+        return [d for d in client.diagnostics.get(uri, []) if "not supported on gfx1100" in d.message]
+
+    deadline = asyncio.get_running_loop().time() + 60
+    while not await refuted():
+        assert asyncio.get_running_loop().time() < deadline, "settings did not apply"
+        await asyncio.sleep(0.05)
+    assert "not supported on gfx1100" in await hover(client, uri, 0, 3)
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"gpuisa": {"target": ""}}))
+
+
 # ------------------------------------------------------------------ PTX: a kernel of the manual's examples
 
 
