@@ -87,6 +87,16 @@ class Skip:
 
 
 @dataclass(frozen=True, slots=True)
+class Repair:
+    """One place where a reader applied a named vendor quirk (sources.amd_quirks.MANUAL_QUIRKS)."""
+
+    quirk: str                     # the quirk's id
+    file: str
+    line: int | None
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Erratum:
     """Two sources (or two places in one source) that disagree about one fact."""
 
@@ -108,3 +118,4 @@ class ManualData:
     docs: list[InstructionDoc] = field(default_factory=list)
     skips: list[Skip] = field(default_factory=list)
     errata: list[Erratum] = field(default_factory=list)
+    repairs: list[Repair] = field(default_factory=list)   # where the reader applied a manual quirk

@@ -11,7 +11,9 @@ pseudocode and notes from the "Instructions" chapter. Two layouts exist:
   rows with an empty opcode cell.
 
 The manuals are PDF conversions: tables split at page breaks, captions go missing, heading
-levels wander. What cannot be recovered is recorded as a Skip with its reason.
+levels wander. Each such defect the reader repairs is an entry of sources/amd_quirks.py
+(MANUAL_QUIRKS, with its reason and the manual lines where it appears), and every place a repair
+is applied is recorded in ManualData.repairs. What cannot be recovered is a Skip with its reason.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpuisa.errors import SourceError
-from gpuisa.model import Encoding, Erratum, Field, InstructionDoc, ManualData, OpcodeEntry, Provenance, Skip
+from gpuisa.model import Encoding, Erratum, Field, InstructionDoc, ManualData, OpcodeEntry, Provenance, Repair, Skip
 from gpuisa.sources.amd_names import canonical_encoding, canonical_field
+from gpuisa.sources.amd_quirks import MANUAL_QUIRKS
 from gpuisa.sources.markdown_blocks import Block, parse_blocks
 
 SOURCE = "amd-manual"
@@ -36,11 +39,12 @@ _INSTR_NAME = re.compile(r"^[A-Z][A-Z0-9_]*[A-Z0-9]$")
 _BITS = re.compile(r"\[?\s*(\d+)\s*(?::\s*(\d+))?\s*\]?")
 _BINARY = re.compile(r"(?:'b|0b|Must be:?\s*|^)\s*([01][01_ ]*[01])\b")
 _HEX = re.compile(r"\b0x([0-9A-Fa-f]+)\b")
-_VOP3_RULE = re.compile(
-    r"may also be encoded as (VOP3[AB]?)\b.*?opcode is:\s*([A-Z0-9]+) opcode\s*\+\s*0x([0-9A-Fa-f]+)",
-    re.DOTALL,
-)
-_VOP3B_LIST = re.compile(r"\b(VOP3B|VOP3SD)\b[^.]*?used only for:?\s*((?:[VS]_[A-Z0-9_]+[\s,]*)+)")
+_VOP3_RULE = MANUAL_QUIRKS["vop3-promotion-rule"].pattern
+_VOP3_RULE_NAMES = MANUAL_QUIRKS["vop3-rule-names-other-encoding"].pattern
+_VOP3B_LIST = MANUAL_QUIRKS["vop3b-only-for"].pattern
+_TEMPLATE_PLACEHOLDER = MANUAL_QUIRKS["compare-templates"].pattern
+_SEG_VALUE = MANUAL_QUIRKS["segment-shares-flat-layout"].pattern
+_NAMED_VALUE = MANUAL_QUIRKS["combined-flat-table"].pattern
 
 
 @dataclass(slots=True)
@@ -96,6 +100,13 @@ def _chapters(blocks: list[Block]) -> dict[str, tuple[int, int]]:
     return out
 
 
+def _repair(data: ManualData, quirk: str, line: int | None, detail: str = "") -> None:
+    """Record that quirk `quirk` of the AMD quirk table was applied at `line`."""
+    if quirk not in MANUAL_QUIRKS:
+        raise KeyError(f"{quirk} is not in sources.amd_quirks.MANUAL_QUIRKS")
+    data.repairs.append(Repair(quirk, data.file, line, detail))
+
+
 def _prov(data: ManualData, line: int, section: str = "") -> Provenance:
     return Provenance(SOURCE, data.file, line, section or None)
 
@@ -125,7 +136,8 @@ def _read_microcode(blocks: list[Block], data: ManualData) -> None:
     pending_fields: dict[str, list[tuple[Field, int]]] = {}
     first_line: dict[str, int] = {}
     spelling: dict[str, str] = {}
-    for i, b in enumerate(_split_embedded_tables(blocks)):
+    opcode_tables: dict[str, int] = {}
+    for i, b in enumerate(_split_embedded_tables(blocks, data)):
         if b.kind == "heading":
             m = _NUMBERED.match(b.text)
             if m:
@@ -163,6 +175,9 @@ def _read_microcode(blocks: list[Block], data: ManualData) -> None:
             if enc is None:
                 data.skips.append(Skip(data.file, b.line, "opcode table outside any encoding section"))
                 continue
+            if not (recent_caption and recent_caption[1] == "Opcodes") and enc in opcode_tables:
+                _repair(data, "table-split-at-page-break", b.line, f"{enc} continues the table at line {opcode_tables[enc]}")
+            opcode_tables.setdefault(enc, b.line)
             _read_opcode_rows(b, enc, data, ctx.section)
     for enc, rows in pending_fields.items():
         fields = _merge_fields(enc, rows, data)
@@ -183,7 +198,7 @@ def _is_header_row(row: list[str]) -> bool:
                               or ("compare operation" in low[0]))
 
 
-def _split_embedded_tables(blocks: list[Block]) -> list[Block]:
+def _split_embedded_tables(blocks: list[Block], data: ManualData) -> list[Block]:
     """Split tables that swallowed the next table (caption and header rows inside the body).
 
     Happens where the converter lost the blank line between two tables (vega7's SOP2 field
@@ -197,11 +212,13 @@ def _split_embedded_tables(blocks: list[Block]) -> list[Block]:
         cur = Block("table", b.line, header=b.header)
         for row, line in zip(b.rows, b.row_lines, strict=False):
             if _is_header_row(row):
+                _repair(data, "table-swallows-next", line, "header row " + " | ".join(row)[:60])
                 out.append(cur)
                 cur = Block("table", line, header=row)
             elif set("".join(row)) <= set("-: "):
                 continue
             elif _caption(" ".join(row)) and not any(c.strip().isdigit() for c in row):
+                _repair(data, "table-swallows-next", line, "caption row " + " ".join(row)[:60])
                 out.append(cur)
                 out.append(Block("text", line, " ".join(c for c in row if c)))
                 cur = Block("table", line, header=[])
@@ -303,6 +320,7 @@ def _read_field_rows(b: Block, data: ManualData) -> list[tuple[Field, int]]:
                                        f"[{hi}:{bits[0][1]}]; widened to [{hi}:{hi - len(digits) + 1}]"))
                 bits = ((hi, hi - len(digits) + 1),)
                 value = int(digits, 2)
+                _repair(data, "encoding-value-wider", line, f"{digits} in [{hi}:{bits[0][1]}]")
         out.append((Field(name=name, bits=bits, value=value, spelling=spelled, description=desc), line))
     return out
 
@@ -314,6 +332,8 @@ def _merge_fields(enc: str, rows: list[tuple[Field, int]], data: ManualData) -> 
         prev = by_name.get(f.name)
         if prev is None:
             by_name[f.name] = f
+        elif prev.bits == f.bits:
+            _repair(data, "field-table-repeated", line, f"{enc} {f.name}")
         elif prev.bits != f.bits:
             if f.name == "RESERVED" or f.name.startswith("RSVD"):
                 by_name[f"{f.name}@{f.bits[0][0]}"] = f
@@ -354,7 +374,7 @@ def _read_instructions(blocks: list[Block], data: ManualData) -> None:
     section = ""
     compare_ops: Block | None = None
     lost: list[tuple[InstructionDoc, _Segment, int]] = []
-    blocks = _split_embedded_tables(blocks)
+    blocks = _split_embedded_tables(blocks, data)
     i, n = 0, len(blocks)
     while i < n:
         b = blocks[i]
@@ -421,11 +441,12 @@ def _expand_compare_templates(b: Block, ops: Block, section: str, data: ManualDa
         template, what, hex_range = [*row, "", "", ""][:3]
         template = _clean_name(template)
         m = re.match(r"0x([0-9A-Fa-f]+)", hex_range.strip())
-        placeholder = re.search(r"\{[A-Z]+\}", template)
+        placeholder = _TEMPLATE_PLACEHOLDER.search(template)
         if not m or not placeholder:
             data.skips.append(Skip(data.file, line, "compare template row not understood", " | ".join(row)[:120]))
             continue
         base = int(m.group(1), 16)
+        _repair(data, "compare-templates", line, template)
         for op_row in ops.rows:
             if len(op_row) < 3 or not op_row[1].strip().isdigit():
                 continue
@@ -550,6 +571,7 @@ def _name_lost_headings(data: ManualData, lost: list[tuple[InstructionDoc, _Segm
                                          f"({sorted(encs)[0]} opcode {(doc.opcode or 0) + k})")
             data.docs.append(_headed_doc(data, name, (doc.opcode or 0) + k, doc.section, seg, prov))
             data.skips.append(Skip(data.file, seg.line, f"recovered {name}: its heading was lost; text followed {doc.name}"))
+            _repair(data, "heading-lost", seg.line, f"{name} after {doc.name}")
         else:
             idx = position[id(doc)]
             current = data.docs[idx]
@@ -624,12 +646,14 @@ def _apply_vop3_rules(blocks: list[Block], data: ManualData) -> None:
             continue
         text = b.text.replace("\\", "")
         for m in _VOP3B_LIST.finditer(text):
+            _repair(data, "vop3b-only-for", b.line, m.group(1))
             vop3b.update(re.findall(r"[VS]_[A-Z0-9_]+", m.group(2)))
         m = _VOP3_RULE.search(text)
         if m and section_enc:
             dst = canonical_encoding(m.group(1))
             if dst not in data.encodings and f"{dst}A" in data.encodings:
                 dst = f"{dst}A"  # GCN manuals say "VOP3" for the format they define as VOP3A
+                _repair(data, "vop3-means-vop3a", b.line, section_enc)
             rules.append((section_enc, dst, int(m.group(3), 16), b.line, m.group(0)))
     vop3_rows: dict[str, OpcodeEntry] = {}
     for e in data.opcodes:
@@ -638,8 +662,10 @@ def _apply_vop3_rules(blocks: list[Block], data: ManualData) -> None:
     for src_enc, dst_enc, offset, line, wording in rules:
         wording_short = re.sub(r"\s+", " ", wording)[-60:]
         prov = Provenance(SOURCE, data.file, line, f"VOP3 rule: '{wording_short}' applied to {src_enc}")
-        named = re.search(r"is:\s*([A-Z0-9]+) opcode", wording)
+        named = _VOP3_RULE_NAMES.search(wording)
+        _repair(data, "vop3-promotion-rule", line, f"{src_enc} + 0x{offset:x} -> {dst_enc}")
         if named and named.group(1) != src_enc:
+            _repair(data, "vop3-rule-names-other-encoding", line, f"{named.group(1)} in {src_enc} section")
             data.errata.append(Erratum("*", data.arch, "vop3-opcode-rule",
                                        f"the {src_enc} section states the rule for '{named.group(1)} opcode'; "
                                        f"gpuisa applies it to {src_enc}", (prov,)))
@@ -658,8 +684,6 @@ def _apply_vop3_rules(blocks: list[Block], data: ManualData) -> None:
 
 # ---------------------------------------------------------------- layouts shared between encodings
 
-_SEG_VALUE = re.compile(r"(\d+)\s*=\s*(flat|scratch|global)", re.IGNORECASE)
-_NAMED_VALUE = re.compile(r"(Flat|Global|Scratch)\s*=\s*'b([01_]+)", re.IGNORECASE)
 
 
 def _derive_shared_layouts(data: ManualData) -> None:
@@ -688,7 +712,9 @@ def _derive_shared_layouts(data: ManualData) -> None:
                 value = named.get(stem, f.value)
             fields.append(Field(f.name, f.bits, value, f.spelling, f.description))
         prov = Provenance(SOURCE, data.file, donor.provenance.line, f"layout of {donor.spelling} applied to {enc}")
+        _repair(data, "segment-shares-flat-layout", donor.provenance.line, f"{enc} from {donor.name}")
         data.encodings[enc] = Encoding(data.arch, enc, donor.width, tuple(fields), prov, donor.spelling)
     combined = [k for k in data.encodings if "," in k or " AND " in k]
     for k in combined:
+        _repair(data, "combined-flat-table", data.encodings[k].provenance.line, k)
         del data.encodings[k]
