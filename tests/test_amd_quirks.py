@@ -13,9 +13,9 @@ from tests.conftest import MANUALS, manual_line
 
 @pytest.fixture(scope="module")
 def manuals(sources):
-    from gpuisa.catalog.build import read_manuals
+    from gpuisa.sources.read import read_amd_manuals
 
-    return read_manuals(sources, jobs=2)
+    return read_amd_manuals(sources, jobs=2)
 
 
 @pytest.fixture(scope="module")
