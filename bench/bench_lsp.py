@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from lsprotocol import types as lsp
-from pytest_lsp import LanguageClient, make_test_lsp_client
+from pygls.lsp.client import LanguageClient
 
 from gpuisa import paths
 
@@ -61,11 +61,29 @@ async def timed(coro) -> tuple[float, object]:
     return (time.perf_counter() - t0) * 1000, result
 
 
-async def wait_diagnostics(client: LanguageClient, uri: str, version: int, source_prefix: str | None,
+class BenchClient(LanguageClient):
+    """pygls's client, keeping the latest diagnostics and their document version per URI."""
+
+    def __init__(self) -> None:
+        super().__init__("gpuisa-bench", "1")
+        self.diagnostics: dict[str, list[lsp.Diagnostic]] = {}
+        self.versions: dict[str, int | None] = {}
+
+        @self.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
+            self.diagnostics[params.uri] = list(params.diagnostics)
+            self.versions[params.uri] = params.version
+
+        @self.feature(lsp.WINDOW_LOG_MESSAGE)
+        def on_log(params: lsp.LogMessageParams) -> None:
+            pass
+
+
+async def wait_diagnostics(client: BenchClient, uri: str, version: int, source_prefix: str | None,
                            t0: float, timeout: float = 120) -> float:
     while True:
         got = client.diagnostics.get(uri)
-        if (got is not None and getattr(client, "_last_version", {}).get(uri) == version
+        if (got is not None and client.versions.get(uri) == version
                 and (source_prefix is None or any((d.source or "").startswith(source_prefix) for d in got))):
             return (time.perf_counter() - t0) * 1000
         if time.perf_counter() - t0 > timeout:
@@ -80,19 +98,11 @@ async def run(args: argparse.Namespace) -> None:
     uri = "file:///tmp/gpuisa-bench/bench.s"
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", "")
-    client = make_test_lsp_client()
-    versions: dict[str, int] = {}
-    client._last_version = versions  # type: ignore[attr-defined]
-
-    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
-        client.diagnostics[params.uri] = params.diagnostics
-        versions[params.uri] = params.version
-
+    client = BenchClient()
     t_start = time.perf_counter()
     await client.start_io(sys.executable, "-m", "gpuisa", "lsp", "--catalog", str(args.catalog), env=env)
-    await client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(),
-                                                         initialization_options={}))
+    await client.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), process_id=os.getpid()))
+    client.initialized(lsp.InitializedParams())
     startup = (time.perf_counter() - t_start) * 1000
     pid = client._server.pid  # type: ignore[attr-defined]
 
@@ -146,7 +156,8 @@ async def run(args: argparse.Namespace) -> None:
         edits_catalog.append(await wait_diagnostics(client, uri, version, None, t0))
         edits_tool.append(await wait_diagnostics(client, uri, version, "llvm-mc", t0))
     rss = rss_mb(pid)
-    await client.shutdown_session()
+    await client.shutdown_async(None)
+    client.exit(None)
     await client.stop()
 
     from gpuisa.lsp.checks import find_llvm_mc

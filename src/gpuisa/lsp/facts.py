@@ -136,7 +136,7 @@ class Facts:
         if ck not in self._docs:
             with self._lock:
                 try:
-                    doc = self.catalog.show(key, arch)
+                    doc = self.catalog.show(key, arch).as_json()
                 except GpuisaError:
                     doc = None
                 self._docs[ck] = doc
@@ -253,15 +253,16 @@ class Facts:
         doc = None
         with self._lock:
             try:
-                doc = self.catalog.show_ptx(low)
+                shown = self.catalog.show_ptx(low)
+                doc = shown.as_json() if shown is not None else None
                 if doc is not None and doc.get("form") and doc["form"].lower() != low:
                     doc = None
                 if doc is None:
                     parts = low.split(".")
                     for n in range(len(parts), 0, -1):
                         found = self.catalog.show_ptx(".".join(parts[:n]))
-                        if found is not None and not found.get("form"):
-                            doc = found
+                        if found is not None and not found.form:
+                            doc = found.as_json()
                             break
             except GpuisaError:
                 doc = None

@@ -159,18 +159,18 @@ class _Tools:
         """Everything the catalog holds about one instruction: the same document as `gpuisa show NAME --json`.
 
         name: v_sad_u32, V_SAD_U32_e64, clmad, clmad.lo.u64; arch: rdna3, cdna5, gfx1100 (AMD only; default newest)."""
-        return InstructionDocument.model_validate(self.ask(self.catalog.show, name, arch))
+        return InstructionDocument.model_validate(self.ask(self.catalog.show, name, arch).as_json())
 
     def search(self, text: Annotated[str, Field(min_length=1, max_length=1000)], arch: Arch = None,
                limit: Annotated[int, Field(ge=1, le=500)] = 20) -> list[SearchHit]:
         """Find instructions by name or description: exact names first, then prefixes, then full text."""
-        return [SearchHit.model_validate(r) for r in self.ask(self.catalog.search, text, arch, limit)]
+        return [SearchHit.model_validate(r.as_json()) for r in self.ask(self.catalog.search, text, arch, limit)]
 
     def diff(self, from_: str, to: Annotated[str, Field(max_length=64, description="architecture or gfx target")],
              name: Annotated[str | None, Field(max_length=256, description="one instruction; none: the whole ISA")]
              = None) -> DiffResult:
         """Differences between two architectures: one instruction's encodings, or the whole ISA."""
-        return DiffResult.model_validate(self.ask(self.catalog.diff, from_, to, name))
+        return DiffResult.model_validate(self.ask(self.catalog.diff, from_, to, name).as_json())
 
     def equivalents(self, name: Name, arch: Arch = None) -> list[Equivalent]:
         """Cross-vendor equivalents (PTX <-> AMD) with their level and evidence; arch narrows AMD mappings."""
@@ -184,9 +184,9 @@ class _Tools:
                 from gpuisa.archs import resolve_arch
 
                 want = resolve_arch(arch).key
-                mappings = [m for m in mappings if m.get("arch") == want]
+                mappings = [m for m in mappings if m.arch == want]
             return mappings
-        return [Equivalent.model_validate(m) for m in self.ask(find)]
+        return [Equivalent.model_validate(m.as_json()) for m in self.ask(find)]
 
     def eval(self, name: Name,
              inputs: Annotated[dict[str, int | float | str], Field(
@@ -199,7 +199,7 @@ class _Tools:
             values = {k: parse_value(v, k) if isinstance(v, str) else v for k, v in inputs.items()}
             if self.catalog.show_ptx(name) is not None and not self._is_amd(name):
                 return eval_ptx(name, values)
-            chosen = arch or self.catalog.show(name)["arch"]
+            chosen = arch or self.catalog.show(name).arch
             return eval_amd(name, chosen, values)
 
         result = self.ask(run)
@@ -282,7 +282,7 @@ def make_server(catalog: Catalog) -> MCPServer:
             raise ResourceNotFoundError(str(exc)) from None
         if doc is None:
             raise ResourceNotFoundError(f"no PTX instruction {args[0]!r}")
-        return json.dumps(doc, ensure_ascii=False)
+        return json.dumps(doc.as_json() if hasattr(doc, "as_json") else doc, ensure_ascii=False)
 
     @server.resource("gpuisa://amd/{arch}/{name}", mime_type="application/json",
                      description="An AMD instruction's page document on one architecture (as `gpuisa show --json`)")
