@@ -37,9 +37,21 @@ def test_objdump_listing_symbols_and_statements():
                "\tv_sad_u32 v5, v1, v2, s3                                   // 000000000000: D6250005 000E0501\n"
                "\ts_endpgm                                                   // 000000000008: BFB00000\n")
     doc = asm_text.read("file:///k.lst", listing)
+    assert asm_text.is_listing(doc)
     assert [k.name for k in doc.kernels] == ["my_kernel"]
     assert [i.mnemonic for i in doc.instructions] == ["v_sad_u32", "s_endpgm"]
     assert doc.instructions[0].operands == "v5, v1, v2, s3"
+
+
+def test_gpuisa_disasm_listing():
+    listing = ("my_kernel:\n"
+               "0x0000: 05 00 25 d6 01 05 0e 00              v_sad_u32 v5, v1, v2, s3\n"
+               "0x0008: 00 00 b0 bf                          s_endpgm\n")
+    doc = asm_text.read("file:///k.lst", listing)
+    assert asm_text.is_listing(doc)
+    assert [k.name for k in doc.kernels] == ["my_kernel"]
+    assert [(i.mnemonic, i.operands) for i in doc.instructions] == [("v_sad_u32", "v5, v1, v2, s3"), ("s_endpgm", "")]
+    assert doc.instructions[0].span.start == listing.splitlines()[1].index("v_sad_u32")
 
 
 def test_ptx_statements_guards_and_multiple_per_line():

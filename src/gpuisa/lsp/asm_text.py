@@ -130,6 +130,8 @@ _OBJDUMP_SYMBOL = re.compile(r"^[0-9a-fA-F]+\s+<([^>]+)>:\s*$")
 # llvm-objdump listing lines that are neither code nor labels: "k.o:\tfile format elf64-amdgpu",
 # "Disassembly of section .text:"
 _LISTING_HEADER = re.compile(r"^(?:\S+:\s+file format\s|Disassembly of section\s)")
+# `gpuisa disasm` lines: "0x0000: 05 00 25 d6 01 05 0e 00     v_sad_u32 v5, v1, v2, s3"
+_DISASM_PREFIX = re.compile(r"\s*0x[0-9a-fA-F]+:\s+(?:[0-9a-fA-F]{2}\s+)+")
 _AMD_MNEMONIC = re.compile(r"\s*([A-Za-z_][\w]*)")
 _WORD = re.compile(r"[A-Za-z_.$][\w.$@]*")
 _AMD_BRANCHES = ("s_branch", "s_cbranch_", "s_call_b64", "s_getpc", "s_setpc")
@@ -176,7 +178,8 @@ def _parse_amd_line(text: str) -> _AmdLine:
         return _AmdLine(((m.group(1), start, start + len(m.group(1))),), None, ("", 0), None)
     code = _strip_amd_comment(text)
     labels = []
-    pos = 0
+    dm = _DISASM_PREFIX.match(code)
+    pos = dm.end() if dm else 0
     while True:
         lm = _AMD_LABEL.match(code, pos)
         if not lm:
@@ -265,9 +268,12 @@ def _read_amd(doc: Document) -> None:
         if lab is None or name in described:
             continue
         funcs.append((lab.span.line, name, lab))
-    # objdump listings: `0000000000000000 <kernel>:` symbols
+    # listings: llvm-objdump's `0000000000000000 <kernel>:` symbols, `gpuisa disasm`'s `kernel:` before code
     for name, lab in doc.labels.items():
-        if name not in kernel_names and name not in described and _is_objdump_symbol(lines[lab.span.line]):
+        if name in kernel_names or name in described:
+            continue
+        nxt = lines[lab.span.line + 1] if lab.span.line + 1 < len(lines) else ""
+        if _is_objdump_symbol(lines[lab.span.line]) or _DISASM_PREFIX.match(nxt):
             funcs.append((lab.span.line, name, lab))
     funcs.sort()
     for i, (line, name, lab) in enumerate(funcs):
@@ -279,6 +285,12 @@ def _read_amd(doc: Document) -> None:
 
 def _is_objdump_symbol(text: str) -> bool:
     return bool(_OBJDUMP_SYMBOL.match(text))
+
+
+def is_listing(doc: Document) -> bool:
+    """llvm-objdump / `gpuisa disasm` output rather than assembler input (no assembler runs on it)."""
+    head = doc.lines[:40]
+    return any(_LISTING_HEADER.match(t) or _OBJDUMP_SYMBOL.match(t) or _DISASM_PREFIX.match(t) for t in head)
 
 
 def _label_uses(doc: Document, text: str, no: int, ops: str, ops_col: int) -> None:

@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass
 
 from gpuisa.archs import TARGET_TO_ARCH
-from gpuisa.lsp.asm_text import AMD, PTX, Document, Span
+from gpuisa.lsp.asm_text import AMD, PTX, Document, Span, is_listing
 from gpuisa.lsp.facts import Facts, arch_of_target, is_ptx_target
 
 ERROR, WARNING, INFORMATION, HINT = 1, 2, 3, 4
@@ -156,12 +156,6 @@ def find_ptxas() -> Tool | None:
 
     tools = find_tools()
     return Tool(str(tools.ptxas), tools.label) if tools.ptxas else None
-
-
-def is_listing(doc: Document) -> bool:
-    """llvm-objdump / gpuisa disasm listings are not assembler input: no tool run on them."""
-    head = "\n".join(doc.lines[:20])
-    return "file format" in head or "Disassembly of section" in head
 
 
 @dataclass(frozen=True, slots=True)
