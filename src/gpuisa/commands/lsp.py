@@ -28,6 +28,9 @@ def lsp_cmd(catalog: CatalogOpt = None,
     from gpuisa.lsp.server import Settings, make_server
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="gpuisa lsp: %(message)s")
+    # Requests are answered on the event loop while diagnostics and hover warming run on threads:
+    # a shorter GIL switch interval (default 5 ms) keeps a request from waiting behind them.
+    sys.setswitchinterval(0.0005)
     settings = Settings(target=target.lower() if target else None, tool_diagnostics=not no_tools)
     if pages:
         settings.pages = pages

@@ -13,7 +13,7 @@ import contextlib
 import os
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpuisa.archs import TARGET_TO_ARCH
 from gpuisa.lsp.asm_text import AMD, PTX, Document, Span, is_listing
@@ -158,7 +158,7 @@ def find_ptxas() -> Tool | None:
     return Tool(str(tools.ptxas), tools.label) if tools.ptxas else None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ToolRun:
     """One run of the real assembler on a document version: what it said and who said it."""
 
@@ -166,10 +166,15 @@ class ToolRun:
     target: str
     clean: bool             # exit status 0: the tool assembled the whole document
     findings: list[Finding]
+    by_line: dict[int, list[str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for f in self.findings:
+            self.by_line.setdefault(f.span.line, []).append(f.message)
 
     def verdict_for_line(self, line: int) -> str:
         """What the tool said about one line, for the hover."""
-        said = [f.message for f in self.findings if f.span.line == line]
+        said = self.by_line.get(line)
         if said:
             return f"**{self.label}** (-arch/-mcpu {self.target}) on this line: " + "; ".join(said)
         if self.clean:

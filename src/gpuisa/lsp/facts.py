@@ -84,12 +84,16 @@ def version_satisfies(have: str, need: str) -> bool:
 
 
 class Facts:
-    """Cached, thread-safe answers about instructions for one opened catalog."""
+    """Cached, thread-safe answers about instructions for one opened catalog.
+
+    Each thread reads through its own read-only connection to the catalog file, so the thread that
+    warms the hover cache never makes a request wait on a lock; the caches are shared."""
 
     def __init__(self, catalog: Catalog, pages: str = DEFAULT_PAGES) -> None:
         self.catalog = catalog
+        self._local = threading.local()
+        self._local.catalog = catalog
         self.pages = pages.rstrip("/")
-        self._lock = threading.RLock()
         self._amd_names = {n.lower() for n in catalog.names()}
         self._resolved: dict[str, str | None] = {}
         self._targets: dict[str, dict[str, dict]] = {}
@@ -97,6 +101,14 @@ class Facts:
         self._ptx: dict[str, dict | None] = {}
         self._completions: dict[str, list[tuple[str, str]]] = {}
         self._ptx_names: list[str] | None = None
+
+    @property
+    def db(self) -> Catalog:
+        """This thread's catalog connection (opened on first use)."""
+        cat = getattr(self._local, "catalog", None)
+        if cat is None:
+            cat = self._local.catalog = Catalog(self.catalog.path)
+        return cat
 
     # ------------------------------------------------------------------ AMD
 
@@ -108,8 +120,7 @@ class Facts:
         key: str | None = canonical_instruction(low)
         if key.lower() not in self._amd_names:      # not a plain spelling: aliases, renames (slower)
             try:
-                with self._lock:
-                    key = self.catalog.resolve(low)
+                key = self.db.resolve(low)
             except GpuisaError:
                 key = None
         if key is not None and key.lower() not in self._amd_names:
@@ -120,8 +131,7 @@ class Facts:
     def targets(self, key: str) -> dict[str, dict]:
         found = self._targets.get(key)
         if found is None:
-            with self._lock:
-                found = self._targets[key] = self.catalog.targets(key)
+            found = self._targets[key] = self.db.targets(key)
         return found
 
     def verdict(self, key: str, target: str) -> Verdict | None:
@@ -134,12 +144,11 @@ class Facts:
         """The page document for the arch (or the newest that has it); None when not found."""
         ck = (key, arch)
         if ck not in self._docs:
-            with self._lock:
-                try:
-                    doc = self.catalog.show(key, arch).as_json()
-                except GpuisaError:
-                    doc = None
-                self._docs[ck] = doc
+            try:
+                doc = self.db.show(key, arch).as_json()
+            except GpuisaError:
+                doc = None
+            self._docs[ck] = doc
         return self._docs[ck]
 
     def amd_doc_for_target(self, key: str, target: str | None) -> tuple[dict | None, str | None]:
@@ -208,8 +217,7 @@ class Facts:
         items: dict[str, str] = {}
         archs = [arch] if arch else newest_first(list(BY_KEY))
         for a in archs:
-            with self._lock:
-                groups = self.catalog.arch_instructions(a)
+            groups = self.db.arch_instructions(a)
             for group in groups.values():
                 for ins in group:
                     items.setdefault(ins["name"], ins["summary"] or "")
@@ -219,8 +227,7 @@ class Facts:
                 if v is not None and v.verdict == "not supported":
                     del items[name]
         found = sorted(items.items())
-        with self._lock:
-            self._completions[tkey] = found
+        self._completions[tkey] = found
         return found
 
     def amd_signature(self, mnemonic: str, target: str | None) -> tuple[str, list[tuple[str, str]], str] | None:
@@ -251,22 +258,21 @@ class Facts:
         if low in self._ptx:
             return self._ptx[low]
         doc = None
-        with self._lock:
-            try:
-                shown = self.catalog.show_ptx(low)
-                doc = shown.as_json() if shown is not None else None
-                if doc is not None and doc.get("form") and doc["form"].lower() != low:
-                    doc = None
-                if doc is None:
-                    parts = low.split(".")
-                    for n in range(len(parts), 0, -1):
-                        found = self.catalog.show_ptx(".".join(parts[:n]))
-                        if found is not None and not found.form:
-                            doc = found.as_json()
-                            break
-            except GpuisaError:
+        try:
+            shown = self.db.show_ptx(low)
+            doc = shown.as_json() if shown is not None else None
+            if doc is not None and doc.get("form") and doc["form"].lower() != low:
                 doc = None
-            self._ptx[low] = doc
+            if doc is None:
+                parts = low.split(".")
+                for n in range(len(parts), 0, -1):
+                    found = self.db.show_ptx(".".join(parts[:n]))
+                    if found is not None and not found.form:
+                        doc = found.as_json()
+                        break
+        except GpuisaError:
+            doc = None
+        self._ptx[low] = doc
         return doc
 
     def ptx_requirement(self, opcode: str) -> PtxRequirement | None:
@@ -359,8 +365,7 @@ class Facts:
     def ptx_completions(self, prefix: str = "") -> list[tuple[str, str]]:
         """PTX instruction names, and once one is typed with a `.` after it, its forms (clmad.lo.u64)."""
         if self._ptx_names is None:
-            with self._lock:
-                self._ptx_names = sorted(set(self.catalog.ptx_names()))
+            self._ptx_names = sorted(set(self.db.ptx_names()))
         names = [(n, "") for n in self._ptx_names]
         owners = [n for n in self._ptx_names if prefix.startswith(n.lower() + ".")]
         if not owners:

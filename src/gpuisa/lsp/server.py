@@ -100,6 +100,13 @@ class GpuisaLanguageServer(LanguageServer):
             state.parsed_version = state.version
         return td, state.parsed
 
+    def recent(self, uri: str) -> tuple[TextDocument, Document]:
+        """The document and its last parse, even if a few keystrokes old (for what only needs the target)."""
+        state = self.open.get(uri)
+        if state is None or state.parsed is None:
+            return self.parsed(uri)
+        return self.text_document(uri), state.parsed
+
     def log(self, level: lsp.MessageType, message: str) -> None:
         log.info(message)
         with contextlib.suppress(Exception):
@@ -234,9 +241,14 @@ def _register(ls: GpuisaLanguageServer) -> None:
 
     @ls.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."]))
     def completion(ls: GpuisaLanguageServer, params: lsp.CompletionParams) -> lsp.CompletionList:
-        td, doc = ls.parsed(params.text_document.uri)
-        line = doc.lines[params.position.line] if params.position.line < len(doc.lines) else ""
-        col = min(ls.server_column(td, doc, params.position), len(line))
+        # typing changes the document on every key: read the one line, and the target from the last parse
+        td, doc = ls.recent(params.text_document.uri)
+        lines = td.lines
+        line = lines[params.position.line].rstrip("\r\n") if params.position.line < len(lines) else ""
+        if line.isascii():
+            col = min(params.position.character, len(line))
+        else:
+            col = min(td.position_from_client_units(params.position).character, len(line))
         start = col
         while start > 0 and (line[start - 1].isalnum() or line[start - 1] in "_.:"):
             start -= 1
