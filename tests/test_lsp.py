@@ -24,6 +24,10 @@ PTX_MANUAL = SOURCES / "ptx-isa-9.4" / "9-instruction-set"
 CLMAD_MD = PTX_MANUAL / "9.7.1.5-integer-arithmetic-instructionsclmad.md"
 BRA_MD = PTX_MANUAL / "9.7.14.3-control-flow-instructionsbra.md"
 
+def sources_manual(arch: str) -> str:
+    return (SOURCES / "amd-isa-manuals" / arch / "README.md").read_text(encoding="utf-8")
+
+
 def source_line(path: Path, line: int) -> str:
     with open(path, encoding="utf-8") as fh:
         return next(text for i, text in enumerate(fh, 1) if i == line).rstrip("\n")
@@ -172,7 +176,10 @@ async def test_completion_offers_only_the_targets_mnemonics(client):
     result = await client.text_document_completion_async(lsp.CompletionParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(1, 8)))
     labels = {i.label for i in result.items}
-    # V_LSHL_ADD_U32 is in the RDNA 3 manual (VOP3 table); V_LSHL_ADD_U64 is not, and LLVM refutes it
+    # V_LSHL_ADD_U32 is in the RDNA 3 manual's VOP3 opcode table; V_LSHL_ADD_U64 is nowhere in that manual,
+    # and LLVM's gfx11_unsupported.s:1518 refutes it on gfx1100
+    assert "| 582      | V_LSHL_ADD_U32" in manual_line("rdna3", 5435)
+    assert "V_LSHL_ADD_U64" not in (sources_manual("rdna3"))
     assert "v_lshl_add_u32" in labels
     assert "v_lshl_add_u64" not in labels
     open_doc(client, uri.replace("complete", "complete942"), "// gpuisa: target=gfx942\nv_lshl_a\n")
@@ -191,6 +198,8 @@ async def test_signature_help_names_the_operands(client):
     assert sig is not None
     info = sig.signatures[0]
     # the RDNA 3 manual's VOP3 field table names the fields VDST, SRC0, SRC1, SRC2
+    assert manual_line("rdna3", 1963).startswith("| SRC0  | 9 ")
+    assert manual_line("rdna3", 1967).startswith("| VDST  | 8 ")
     assert [p.label for p in info.parameters] == ["vdst", "src0", "src1", "src2"]
     assert sig.active_parameter == 2
 
@@ -298,6 +307,7 @@ async def test_bad_input_never_crashes(client):
     open_doc(client, long_uri, "// gpuisa: target=gfx1100\nv_sad_u32 " + "v1, " * 250_000 + "\n")
     diags = await diagnostics(client, long_uri)
     assert any(d.code == "line-too-long" for d in diags)
+    assert any("long.s:2: line longer than 4096 characters" in m.message for m in client.log_messages)
     await client.text_document_hover_async(lsp.HoverParams(
         text_document=lsp.TextDocumentIdentifier(uri=long_uri), position=lsp.Position(1, 500_000)))
     unknown = "file:///tmp/gpuisa-lsp-tests/unknown.s"

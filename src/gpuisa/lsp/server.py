@@ -130,6 +130,9 @@ class GpuisaLanguageServer(LanguageServer):
             td, doc = self.parsed(uri)
             found = await asyncio.get_running_loop().run_in_executor(
                 self.thread_pool, checks.catalog_findings, doc, self.facts, self.settings.target)
+            for f in found:
+                if f.code in ("unknown-target", "line-too-long"):
+                    self.log(lsp.MessageType.Warning, f"{uri}:{f.span.line + 1}: {f.message}")
             self._publish(uri, version, td, doc, found)
             if not self.settings.tool_diagnostics:
                 return
