@@ -191,6 +191,8 @@ class Facts:
             v = self.verdict(key, target)
             if v is None:
                 out.append(f"**{target}:** gpuisa knows no such target")
+            elif v.verdict == "unknown":
+                out.append(f"**no evidence for {target}** ({v.evidence})")
             else:
                 out.append(f"**{v.verdict} on {target}** ({v.evidence})")
         out.append("")
@@ -408,6 +410,8 @@ def _evidence(entry: dict) -> str:
         tool = f"LLVM {release.group(1)} MC test" if release else "LLVM MC test"
     who = tool or kind
     detail = entry.get("detail") or ""
+    if entry.get("spelling"):
+        detail = f"as {entry['spelling']}" + (f"; {detail}" if detail else "")
     parts = [p for p in (who, where) if p]
     return (" ".join(parts) + (f": {detail}" if detail else "")).strip()
 
