@@ -13,6 +13,7 @@ LLVM_TREE = "llvm-project-23.1.1"                # LLVM release tree (tests, doc
 LLVM_MC_TESTS = ("llvm/test/MC/AMDGPU", "llvm/test/MC/Disassembler/AMDGPU")   # inside LLVM_TREE
 PTX_EDITION = "ptx-isa-9.4"                      # the PTX ISA manual the catalog describes
 PTX_OLDER = "ptx-isa-9.1"                        # an older edition, to mark forms new since it
+PTX_SOURCE = "ptx-isa"                           # the provenance label of records read from it
 
 
 def amd_manual_rel(arch: str) -> str:
