@@ -48,6 +48,14 @@ def has_ptx_manual(sources: Path) -> bool:
     return ptx_manual(sources).is_dir()
 
 
+LLVM_DOCS = "llvm/docs"                          # inside LLVM_TREE: AMDGPUUsage.rst, AMDGPU/*.rst syntax pages
+
+
 def llvm_docs(sources: Path) -> Path:
     """LLVM's AMDGPU documentation pages (AMDGPUUsage.rst, per-gfx syntax and operand pages)."""
-    return llvm_tree(sources) / "llvm" / "docs"
+    return llvm_tree(sources) / LLVM_DOCS
+
+
+def llvm_docs_rel() -> str:
+    """The docs folder as provenance cites it (relative to the sources root)."""
+    return f"{LLVM_TREE}/{LLVM_DOCS}"

@@ -16,8 +16,9 @@ from gpuisa.errors import NotFoundError, SourceError
 from gpuisa.model import InstructionDoc, ManualData
 from gpuisa.model_llvm import McCorpus
 from gpuisa.model_ptx import PtxFormText, PtxManual
-from gpuisa.sources import amd_manual, llvm_mc, ptx_docs
-from gpuisa.sources.layout import PTX_OLDER, amd_manual_rel, ptx_manual
+from gpuisa.model_syntax import SyntaxDocs
+from gpuisa.sources import amd_manual, llvm_mc, llvm_syntax_docs, ptx_docs
+from gpuisa.sources.layout import PTX_OLDER, amd_manual_rel, llvm_docs, llvm_docs_rel, ptx_manual
 from gpuisa.sources.layout import amd_manual as amd_manual_path
 
 Progress = Callable[[str, int, int], None]   # (what, done, total)
@@ -79,6 +80,11 @@ def read_ptx_manual(sources: Path, jobs: int = 1, progress: Progress | None = No
         raise SourceError(str(root), "no PTX ISA manual; run `gpuisa fetch` or pass --sources")
     older = Path(sources) / PTX_OLDER
     return ptx_docs.read_manual(root, older if older.is_dir() else None)
+
+
+def read_llvm_syntax_docs(sources: Path, jobs: int = 1, progress: Progress | None = None) -> SyntaxDocs:
+    """LLVM's AMDGPU assembler syntax pages (operands and modifiers per instruction and gfx family)."""
+    return llvm_syntax_docs.read_syntax_docs(llvm_docs(sources), llvm_docs_rel())
 
 
 class ManualTexts:
