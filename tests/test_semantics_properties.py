@@ -249,7 +249,8 @@ CASES = [
     c("s_lshr_b64", 6282, {"S0": U64, "S1": U32}, lambda S0, S1: {"D0": S0 >> (S1 & 63), "SCC": int(S0 >> (S1 & 63) != 0)}),
     c("s_ashr_i32", 6291, AB, lambda S0, S1: {"D0": s32(S0) >> (S1 & 31), "SCC": int(s32(S0) >> (S1 & 31) != 0)}),
     c("s_bfe_i64", 6551, {"S0": U64, "S1": U32},
-      lambda S0, S1: {"D0": (sx(S0 >> (S1 & 63), (S1 >> 16) & 0x7F) if (S1 >> 16) & 0x7F else 0)}),
+      # `S0.i64 >> offset` is an arithmetic shift: a field reaching past bit 63 holds copies of the sign
+      lambda S0, S1: {"D0": (sx(s64(S0) >> (S1 & 63), (S1 >> 16) & 0x7F) if (S1 >> 16) & 0x7F else 0)}),
     c("s_bcnt1_i32_b32", 7230, {"S0": U32}, lambda S0: {"D0": popcount(S0), "SCC": int(S0 != 0)}),
     c("s_ctz_i32_b32", 6972, {"S0": U32}, lambda S0: {"D0": ctz32(S0)}),
     c("s_brev_b32", 6958, {"S0": U32}, lambda S0: {"D0": int(f"{S0:032b}"[::-1], 2)}),
