@@ -13,8 +13,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from gpuisa.paths import default_sources
 from gpuisa.semantics.run import evaluate_wave, machine_for
 from gpuisa.semantics.source import amd_semantics, resolver_for
+from gpuisa.sources.read import ManualTexts
+
+TEXTS = ManualTexts(sources=default_sources())   # the manuals' text, each read on first use
 
 M32 = np.uint64(0xFFFFFFFF)
 
@@ -65,12 +69,12 @@ def bench_lanes(lanes: int, reps: int = 3) -> list[dict]:
     rng = np.random.default_rng(0)
     rows = []
     for name, arch, peer, width in CASES:
-        sem = amd_semantics(name, arch)
+        sem = amd_semantics(name, arch, TEXTS)
         hi = 1 << min(width, 63)
         a, b, c = (rng.integers(0, hi, lanes, dtype=np.uint64) for _ in range(3))
         if name == "v_fma_f32":
             a, b, c = (rng.integers(0, 1 << 32, lanes, dtype=np.uint64) for _ in range(3))
-        resolver, machine = resolver_for(arch), machine_for(arch)
+        resolver, machine = resolver_for(arch, TEXTS), machine_for(arch)
 
         def run(sem=sem, a=a, b=b, c=c, resolver=resolver, machine=machine, name=name) -> object:
             return evaluate_wave(sem.text, {"S0": a, "S1": b, "S2": c}, sem.style, resolver=resolver,
@@ -88,7 +92,7 @@ def bench_lanes(lanes: int, reps: int = 3) -> list[dict]:
 def bench_proofs() -> dict:
     from gpuisa.crossref import compute_all_evidence
 
-    data = compute_all_evidence(cache=None)
+    data = compute_all_evidence(TEXTS, cache=None)
     return {"seconds": data["seconds"], "summary": data["summary"],
             "per_mapping": [{"key": r["key"], "kind": r["evidence"]["kind"], "time_s": r["evidence"]["time_s"]}
                             for r in data["mappings"]]}

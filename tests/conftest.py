@@ -18,6 +18,17 @@ os.environ["GPUISA_SOURCES"] = str(SOURCES)
 os.environ["GPUISA_CATALOG"] = str(Path(tempfile.gettempdir()) / f"gpuisa-tests-{os.getpid()}" / "no-catalog.sqlite")
 
 
+def _manual_texts():
+    from gpuisa.sources.read import ManualTexts
+
+    return ManualTexts(sources=SOURCES)
+
+
+# The manuals' own text for semantics tests (each manual read on first use): the facts they check
+# are manual lines, so they evaluate what the manual says, not what a catalog build made of it.
+TEXTS = _manual_texts()
+
+
 def manual_line(arch: str, line: int) -> str:
     """One line of a manual, so a test can show the fact it asserts is really in the source."""
     with open(MANUALS / arch / "README.md", encoding="utf-8") as fh:

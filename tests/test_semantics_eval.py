@@ -20,32 +20,37 @@ from gpuisa.errors import GpuisaError, NotFoundError
 from gpuisa.semantics import evaluate, evaluate_wave
 from gpuisa.semantics.api import eval_amd, eval_ptx, parse_assignments
 from gpuisa.semantics.errors import EvalError, PseudocodeSyntaxError, UnsupportedError
+from tests.conftest import MANUALS, TEXTS, manual_line
 
 M32 = (1 << 32) - 1
 
 
+def manual_text(arch: str) -> str:
+    return (MANUALS / arch / "README.md").read_text(encoding="utf-8")
+
+
 def test_v_sad_u32_rdna3() -> None:
-    assert eval_amd("v_sad_u32", "rdna3", {"S0": 5, "S1": 3, "S2": 10})["outputs"]["D0"] == 12
+    assert eval_amd("v_sad_u32", "rdna3", {"S0": 5, "S1": 3, "S2": 10}, TEXTS)["outputs"]["D0"] == 12
     # |3 - 5| + 0xffffffff wraps to 1 in 32 bits
-    assert eval_amd("v_sad_u32", "rdna3", {"S0": 3, "S1": 5, "S2": M32})["outputs"]["D0"] == 1
+    assert eval_amd("v_sad_u32", "rdna3", {"S0": 3, "S1": 5, "S2": M32}, TEXTS)["outputs"]["D0"] == 1
     # unsigned comparison: |0 - 0xffffffff| = 0xffffffff
-    assert eval_amd("v_sad_u32", "rdna3", {"S0": 0, "S1": M32, "S2": 0})["outputs"]["D0"] == M32
+    assert eval_amd("v_sad_u32", "rdna3", {"S0": 0, "S1": M32, "S2": 0}, TEXTS)["outputs"]["D0"] == M32
 
 
 def test_v_lshl_add_u64_is_per_arch() -> None:
-    assert eval_amd("v_lshl_add_u64", "cdna5", {"S0": 3, "S1": 5, "S2": 4})["outputs"]["D0"] == 7
-    assert eval_amd("v_lshl_add_u64", "cdna4", {"S0": 3, "S1": 5, "S2": 4})["outputs"]["D0"] == 100
+    assert eval_amd("v_lshl_add_u64", "cdna5", {"S0": 3, "S1": 5, "S2": 4}, TEXTS)["outputs"]["D0"] == 7
+    assert eval_amd("v_lshl_add_u64", "cdna4", {"S0": 3, "S1": 5, "S2": 4}, TEXTS)["outputs"]["D0"] == 100
     # within 0..4 both agree: (3 << 4) + 4
     for arch in ("cdna4", "cdna5"):
-        assert eval_amd("v_lshl_add_u64", arch, {"S0": 3, "S1": 4, "S2": 4})["outputs"]["D0"] == 52
+        assert eval_amd("v_lshl_add_u64", arch, {"S0": 3, "S1": 4, "S2": 4}, TEXTS)["outputs"]["D0"] == 52
 
 
 def test_clmad_lo() -> None:
-    assert eval_ptx("clmad.lo.u64", {"a": 3, "b": 3, "c": 0})["outputs"]["d"] == 5
+    assert eval_ptx("clmad.lo.u64", {"a": 3, "b": 3, "c": 0}, TEXTS)["outputs"]["d"] == 5
     # x^63 * x = x^64: the low half is empty, the high half holds bit 0
-    assert eval_ptx("clmad.lo.u64", {"a": 1 << 63, "b": 2, "c": 0})["outputs"]["d"] == 0
-    assert eval_ptx("clmad.hi.u64", {"a": 1 << 63, "b": 2, "c": 0})["outputs"]["d"] == 1
-    assert eval_ptx("clmad.lo.u64", {"a": 3, "b": 3, "c": 1})["outputs"]["d"] == 4
+    assert eval_ptx("clmad.lo.u64", {"a": 1 << 63, "b": 2, "c": 0}, TEXTS)["outputs"]["d"] == 0
+    assert eval_ptx("clmad.hi.u64", {"a": 1 << 63, "b": 2, "c": 0}, TEXTS)["outputs"]["d"] == 1
+    assert eval_ptx("clmad.lo.u64", {"a": 3, "b": 3, "c": 1}, TEXTS)["outputs"]["d"] == 4
 
 
 def test_text_api_and_table_notation() -> None:
@@ -79,7 +84,7 @@ def test_lane_divergent_branches_merge() -> None:
 def test_float_fma_is_single_rounding() -> None:
     # rdna3/README.md:15506 V_FMA_F32: D0.f = fma(S0.f, S1.f, S2.f)
     a = 1 + 2**-12                      # exact in float32
-    out = eval_amd("v_fma_f32", "rdna3", {"S0": a, "S1": a, "S2": -1.0})["outputs"]["D0"]
+    out = eval_amd("v_fma_f32", "rdna3", {"S0": a, "S1": a, "S2": -1.0}, TEXTS)["outputs"]["D0"]
     assert out == 2**-11 + 2**-24       # a*a - 1 exactly; a separate multiply would round it to 2**-11
     assert float(np.float32(np.float32(a) * np.float32(a)) - np.float32(1.0)) == 2**-11
 
@@ -87,24 +92,24 @@ def test_float_fma_is_single_rounding() -> None:
 # ------------------------------------------------------------------ bad input
 def test_unknown_instruction_suggests() -> None:
     with pytest.raises(NotFoundError, match="v_sad_u32"):
-        eval_amd("v_sadd_u32", "rdna3", {"S0": 1})
+        eval_amd("v_sadd_u32", "rdna3", {"S0": 1}, TEXTS)
 
 
 def test_unknown_operand_named() -> None:
     with pytest.raises(EvalError, match=r"unknown operand S9.*S0, S1, S2"):
-        eval_amd("v_sad_u32", "rdna3", {"S0": 1, "S1": 2, "S2": 3, "S9": 4})
+        eval_amd("v_sad_u32", "rdna3", {"S0": 1, "S1": 2, "S2": 3, "S9": 4}, TEXTS)
 
 
 def test_missing_operand_named() -> None:
     with pytest.raises(EvalError, match="reads S2"):
-        eval_amd("v_sad_u32", "rdna3", {"S0": 1, "S1": 2})
+        eval_amd("v_sad_u32", "rdna3", {"S0": 1, "S1": 2}, TEXTS)
 
 
 def test_out_of_range_value() -> None:
     with pytest.raises(EvalError, match="does not fit in 32 bits"):
-        eval_amd("v_sad_u32", "rdna3", {"S0": 1 << 33, "S1": 2, "S2": 3})
+        eval_amd("v_sad_u32", "rdna3", {"S0": 1 << 33, "S1": 2, "S2": 3}, TEXTS)
     with pytest.raises(EvalError, match="does not fit in 64 bits"):
-        eval_ptx("clmad.lo.u64", {"a": 1 << 64, "b": 1, "c": 0})
+        eval_ptx("clmad.lo.u64", {"a": 1 << 64, "b": 1, "c": 0}, TEXTS)
 
 
 def test_bad_values_and_pairs() -> None:
@@ -134,20 +139,48 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
 
 
-def test_cli_eval() -> None:
-    r = _cli("eval", "v_sad_u32", "--arch", "rdna3", "S0=5", "S1=3", "S2=10")
+def test_cli_eval(catalog_path) -> None:
+    cat = ("--catalog", str(catalog_path))
+    r = _cli("eval", "v_sad_u32", "--arch", "rdna3", "S0=5", "S1=3", "S2=10", *cat)
     assert r.returncode == 0, r.stderr
     assert "D0 = 12 " in r.stdout
-    r = _cli("eval", "v_lshl_add_u64", "--arch", "cdna5", "S0=3", "S1=5", "S2=4")
+    r = _cli("eval", "v_lshl_add_u64", "--arch", "cdna5", "S0=3", "S1=5", "S2=4", *cat)
     assert "D0 = 7 " in r.stdout
-    r = _cli("eval", "clmad", "--form", "clmad.lo.u64", "a=3", "b=3", "c=0")
+    r = _cli("eval", "clmad", "--form", "clmad.lo.u64", "a=3", "b=3", "c=0", *cat)
     assert r.returncode == 0, r.stderr
     assert "d = 5 " in r.stdout
+    r = _cli("eval", "clmad.lo.u64", "a=3", "b=3", "c=0", *cat)   # a PTX form resolves as in `show`
+    assert r.returncode == 0 and "d = 5 " in r.stdout, r.stderr
 
 
-def test_cli_errors_are_one_line() -> None:
-    r = _cli("eval", "v_sad_u32", "--arch", "rdna3", "S0=5", "S1=3", "S7=1")
+def test_eval_and_show_resolve_names_alike(catalog_path, catalog) -> None:
+    """rdna4 renamed S_ADD_I32 to S_ADD_CO_I32: rdna4/README.md:6991 heads `S_ADD_CO_I32` with
+    `tmp = S0.i32 + S1.i32` (6996), and LLVM's gfx12_asm_sop2_alias.s:4-5 assembles s_add_i32 as s_add_co_i32."""
+    assert manual_line("rdna4", 6991) == "#### **S\\_ADD\\_CO\\_I32 2**"
+    assert manual_line("rdna4", 6996) == "tmp = S0.i32 + S1.i32;"
+    assert "S_ADD_I32" not in manual_text("rdna4")
+    assert catalog.show("s_add_i32", "rdna4")["name"] == "s_add_co_i32"
+    cat = ("--catalog", str(catalog_path))
+    r = _cli("eval", "s_add_i32", "--arch", "rdna4", "S0=1", "S1=2", *cat)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("s_add_co_i32 on rdna4") and "D0 = 3 " in r.stdout
+    for spelling in ("v_sad_u32_e64", "V_SAD_U32_e64", "v_sad_u32_dpp8"):   # LLVM encoding suffixes
+        assert catalog.show(spelling, "rdna3")["name"] == "v_sad_u32"
+        r = _cli("eval", spelling, "--arch", "rdna3", "S0=5", "S1=3", "S2=10", *cat)
+        assert r.returncode == 0 and "D0 = 12 " in r.stdout, (spelling, r.stderr)
+
+
+def test_eval_without_catalog_says_so_like_show(tmp_path) -> None:
+    missing = str(tmp_path / "none.sqlite")
+    shown = _cli("show", "v_sad_u32", "--catalog", missing)
+    r = _cli("eval", "v_sad_u32", "--arch", "rdna3", "S0=5", "S1=3", "S2=10", "--catalog", missing)
+    assert r.returncode == shown.returncode == 2
+    assert r.stderr == shown.stderr and len(r.stderr.strip().splitlines()) == 1 and "gpuisa build" in r.stderr
+
+
+def test_cli_errors_are_one_line(catalog_path) -> None:
+    r = _cli("eval", "v_sad_u32", "--arch", "rdna3", "S0=5", "S1=3", "S7=1", "--catalog", str(catalog_path))
     assert r.returncode == 2
     assert r.stderr.startswith("gpuisa: error: unknown operand S7") and "Traceback" not in r.stderr
-    r = _cli("eval", "v_sad_u32", "--arch", "rdna9", "S0=1")
+    r = _cli("eval", "v_sad_u32", "--arch", "rdna9", "S0=1", "--catalog", str(catalog_path))
     assert r.returncode == 2 and "architecture" in r.stderr

@@ -13,6 +13,7 @@ from gpuisa.semantics import evaluate_ptx
 from gpuisa.semantics.api import eval_ptx
 from gpuisa.semantics.errors import EvalError
 from gpuisa.semantics.ptx import ERRATA, prepare_ptx, ptx_semantics
+from tests.conftest import TEXTS
 
 M32 = (1 << 32) - 1
 
@@ -42,14 +43,14 @@ M32 = (1 << 32) - 1
     ("prmt.b32", {"a": 0x44332211, "b": 0x88776655, "c": 0x000F}, 0x111111FF),
 ])
 def test_forms(form: str, args: dict, want: int) -> None:
-    got = evaluate_ptx(form, args)
+    got = evaluate_ptx(ptx_semantics(form, TEXTS), args)
     dest = next(iter(got))
     assert got[dest] == want, f"{form} {args}"
 
 
 def test_mode_lines_select_the_form() -> None:
-    hi = ptx_semantics("mul.hi.u32").code
-    lo = ptx_semantics("mul.lo.u32").code
+    hi = ptx_semantics("mul.hi.u32", TEXTS).code
+    lo = ptx_semantics("mul.lo.u32", TEXTS).code
     assert "t[2*n-1:n]" in hi.replace(" ", "") and "t[n-1:0]" not in hi.replace(" ", "")
     assert "t[n-1:0]" in lo.replace(" ", "")
 
@@ -61,24 +62,24 @@ def test_prepare_rewrites() -> None:
 
 
 def test_errata_are_reported() -> None:
-    sem = ptx_semantics("clz.b32")
+    sem = ptx_semantics("clz.b32", TEXTS)
     assert sem.errata and "a&mask == 0" in sem.errata[0]
-    assert evaluate_ptx("clz.b32", {"a": 0x00010000})["d"] == 15
-    literal = ptx_semantics("clz.b32", errata=False)
+    assert evaluate_ptx(ptx_semantics("clz.b32", TEXTS), {"a": 0x00010000})["d"] == 15
+    literal = ptx_semantics("clz.b32", TEXTS, errata=False)
     assert "a&mask == 0" in literal.code
     assert set(ERRATA) >= {"clz", "prmt"}
-    assert eval_ptx("prmt.b32", {"a": 1, "b": 2, "c": 0x3210})["errata"]
+    assert eval_ptx("prmt.b32", {"a": 1, "b": 2, "c": 0x3210}, TEXTS)["errata"]
 
 
 def test_fma_rounds_once() -> None:
     a = 1 + 2**-12
-    assert evaluate_ptx("fma.rn.f32", {"a": a, "b": a, "c": -1.0})["d"] == 2**-11 + 2**-24
+    assert evaluate_ptx(ptx_semantics("fma.rn.f32", TEXTS), {"a": a, "b": a, "c": -1.0})["d"] == 2**-11 + 2**-24
 
 
 def test_bad_operands() -> None:
     with pytest.raises(EvalError, match="unknown operand z"):
-        eval_ptx("sad.u32", {"a": 1, "b": 2, "c": 3, "z": 1})
+        eval_ptx("sad.u32", {"a": 1, "b": 2, "c": 3, "z": 1}, TEXTS)
     with pytest.raises(EvalError, match="reads c"):
-        eval_ptx("sad.u32", {"a": 1, "b": 2})
+        eval_ptx("sad.u32", {"a": 1, "b": 2}, TEXTS)
     with pytest.raises(EvalError, match="does not fit in 16 bits"):
-        eval_ptx("sad.u16", {"a": 1 << 16, "b": 2, "c": 3})
+        eval_ptx("sad.u16", {"a": 1 << 16, "b": 2, "c": 3}, TEXTS)

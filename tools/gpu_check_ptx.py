@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import functools
 import json
 import sys
 import time
@@ -53,11 +54,20 @@ def kernel(form: str, operands: list[str], types: dict[str, tuple[str, int]], sm
     return "\n".join(body) + "\n"
 
 
-def operands_of(form: str) -> tuple[list[str], dict[str, tuple[str, int]]]:
+@functools.lru_cache(maxsize=1)
+def _texts():
+    """The manuals under the default sources root, read on first use."""
+    from gpuisa.paths import default_sources
+    from gpuisa.sources.read import ManualTexts
+
+    return ManualTexts(sources=default_sources())
+
+
+def semantics_of(form: str):
+    """The form's prepared semantics, from the PTX manual."""
     from gpuisa.semantics.ptx import ptx_semantics
 
-    sem = ptx_semantics(form)
-    return sem.operands, sem.types
+    return ptx_semantics(form, _texts())
 
 
 def inputs_for(operands: list[str], types: dict[str, tuple[str, int]], n: int, rng: np.random.Generator) -> dict:
@@ -126,7 +136,8 @@ class Cuda:
 def check(form: str, n: int, cuda: Cuda | None, emit: Path | None, rng: np.random.Generator) -> dict:
     from gpuisa.semantics.run import evaluate_ptx
 
-    operands, types = operands_of(form)
+    sem = semantics_of(form)
+    operands, types = sem.operands, sem.types
     ptx = kernel(form, operands, types, cuda.sm if cuda else 80)
     if emit is not None:
         emit.mkdir(parents=True, exist_ok=True)
@@ -141,7 +152,7 @@ def check(form: str, n: int, cuda: Cuda | None, emit: Path | None, rng: np.rando
         return {"form": form, "status": "gpu-failed", "message": str(exc)}
     t_gpu = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ref = evaluate_ptx(form, {o: ins[o] for o in operands[1:]}, lanes=n)[operands[0]]
+    ref = evaluate_ptx(sem, {o: ins[o] for o in operands[1:]}, lanes=n)[operands[0]]
     t_ref = time.perf_counter() - t0
     wd = types[operands[0]][1]
     mask = (1 << wd) - 1

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpuisa.errors import NotFoundError
+
 
 @dataclass(frozen=True, slots=True)
 class Arch:
@@ -45,8 +47,6 @@ def newest_first(keys: list[str] | set[str]) -> list[str]:
 
 def resolve_arch(name: str) -> Arch:
     """Accept an arch key ("rdna3", "RDNA3", "rdna-3.5") or a gfx target ("gfx1100")."""
-    from gpuisa.errors import NotFoundError
-
     key = name.strip().lower().replace("-", "").replace("_", "").replace(" ", "")
     if key in BY_KEY:
         return BY_KEY[key]

@@ -24,7 +24,7 @@ from gpuisa.model_ptx import PtxManual, PtxVerification
 from gpuisa.paths import cache_dir
 from gpuisa.sources import layout
 from gpuisa.sources.llvm_mc import examples_by_mnemonic, mnemonics
-from gpuisa.sources.read import read_amd_manuals, read_llvm_tests, read_ptx_manual
+from gpuisa.sources.read import ManualTexts, read_amd_manuals, read_llvm_tests, read_ptx_manual
 from gpuisa.verify.llvm_mc import LlvmMcMissing, find_llvm_mc, verify_support
 from gpuisa.verify.ptxas import verify_manual
 
@@ -114,8 +114,11 @@ def cross_vendor(b: Build) -> None:
     """PTX <-> AMD equivalents with their evidence, on the semantics this build read."""
     if not b.equivalents:
         return
+    if b.ptx is None:
+        b.notes.append("cross-vendor equivalents skipped: no PTX ISA manual in the sources")
+        return
     b.step("cross-vendor equivalents", 0)
-    b.mappings = compute_equivalents(b.manuals, cache_dir() / "crossref-evidence.json")
+    b.mappings = compute_equivalents(ManualTexts(b.manuals, b.ptx), cache_dir() / "crossref-evidence.json")
     b.step("cross-vendor equivalents", 1)
     b.notes.append(b.mappings.note())
 

@@ -13,6 +13,7 @@ import sys
 
 import typer
 
+from gpuisa import commands
 from gpuisa.errors import GpuisaError
 
 app = typer.Typer(
@@ -25,9 +26,7 @@ app = typer.Typer(
 
 
 def _register_commands() -> None:
-    import gpuisa.commands as pkg
-
-    for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+    for mod in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"gpuisa.commands.{mod.name}")
         register = getattr(module, "register", None)
         if register is not None:

@@ -82,6 +82,19 @@ class PtxInstruction:
 
 
 @dataclass(frozen=True, slots=True)
+class PtxFormText:
+    """What evaluating one PTX form needs: the form, and its instruction's Syntax and Semantics text.
+
+    The catalog stores these at build time, so evaluation never re-reads the manual."""
+
+    form: PtxForm
+    instruction: str               # the instruction's name (`clmad`)
+    syntax: str                    # its Syntax block (the modifier sets: `.mode = { .lo, .hi }`)
+    semantics: str                 # its Semantics section as the manual gives it
+    cite: str                      # file:line (section)
+
+
+@dataclass(frozen=True, slots=True)
 class PtxRelease:
     """One bullet of chapter 13: what a PTX ISA version added or changed."""
 

@@ -13,7 +13,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from gpuisa.catalog.documents import PtxDocument
-from gpuisa.model_ptx import PtxInstruction, PtxManual, PtxVerification
+from gpuisa.model import Provenance
+from gpuisa.model_ptx import PtxForm, PtxFormText, PtxInstruction, PtxManual, PtxVerification
+from gpuisa.sources.layout import PTX_SOURCE
 
 VENDOR = "nvidia"
 ISA = "ptx"
@@ -287,3 +289,32 @@ def _forms(conn: sqlite3.Connection, iid: int, name: str) -> list[dict[str, Any]
             "source": {"file": file, "line": line},
         })
     return out
+
+
+def ptx_form_text(conn: sqlite3.Connection, form: str) -> PtxFormText | None:
+    """One documented form with its instruction's Syntax and Semantics text (what evaluation needs)."""
+    try:
+        row = conn.execute(
+            "SELECT f.form, f.name, f.modifiers, f.types, f.state_spaces, f.operands, f.template, f.doc_version,"
+            " f.doc_sm, f.line, f.origin, i.name, i.syntax, i.semantics, i.file, i.line, i.section"
+            " FROM ptx_forms f JOIN ptx_instructions i ON i.id = f.instr_id"
+            " WHERE f.lform=? AND f.in_manual=1 ORDER BY f.id LIMIT 1", (form.strip().lower(),)).fetchone()
+    except sqlite3.OperationalError:
+        return None
+    if row is None:
+        return None
+    (fform, fname, mods, types, spaces, operands, template, dv, dsm, line, origin,
+     iname, syntax, semantics, file, iline, section) = row
+    rec = PtxForm(fform, fname, tuple(json.loads(mods)), tuple(json.loads(types)), tuple(json.loads(spaces)),
+                  operands, template, dv, tuple(json.loads(dsm or "[]")), line, origin)
+    return PtxFormText(rec, iname, syntax, semantics, Provenance(PTX_SOURCE, file, iline, section).cite())
+
+
+def ptx_forms_of(conn: sqlite3.Connection, head: str) -> list[str]:
+    """Documented forms whose first component is `head` (`clmad` -> clmad.lo.u64, ...), sorted."""
+    try:
+        rows = conn.execute("SELECT DISTINCT form FROM ptx_forms WHERE in_manual=1 AND (lform=? OR lform LIKE ? "
+                            "ESCAPE '\\')", (head.lower(), _like_prefix(head.lower()))).fetchall()
+    except sqlite3.OperationalError:
+        return []
+    return sorted(r[0] for r in rows)

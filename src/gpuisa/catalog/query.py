@@ -5,13 +5,13 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 import sqlite3
 from pathlib import Path
 
 from gpuisa.archs import BY_KEY, resolve_arch
+from gpuisa.catalog import names
 from gpuisa.catalog.documents import (
     AmdDocument,
     ArchDiff,
@@ -23,10 +23,11 @@ from gpuisa.catalog.documents import (
     SearchHit,
 )
 from gpuisa.catalog.merge import layout_diff
+from gpuisa.catalog.ptx_store import ptx_form_text, ptx_forms_of, ptx_names, ptx_show
 from gpuisa.catalog.schema import SCHEMA_VERSION
 from gpuisa.errors import CatalogError, GpuisaError, NotFoundError
 from gpuisa.model import Encoding, Field, InstructionDoc, Provenance
-from gpuisa.sources.amd_names import canonical_instruction
+from gpuisa.model_ptx import PtxFormText
 
 _FTS_SAFE = re.compile(r"[^\w.]+", re.UNICODE)
 
@@ -47,6 +48,7 @@ class Catalog:
                                "rebuild it with `gpuisa build`")
         self.path = path
         self._encodings: dict[tuple[str, str], Encoding] = {}
+        self._docs: dict[str, dict[str, list[InstructionDoc]]] = {}
 
     # ------------------------------------------------------------------ lookups
 
@@ -65,30 +67,21 @@ class Catalog:
         return [r[0] for r in self.conn.execute("SELECT name FROM instructions ORDER BY name")]
 
     def ptx_names(self) -> list[str]:
-        from gpuisa.catalog.ptx_store import ptx_names
-
         return ptx_names(self.conn)
 
-    def resolve(self, name: str) -> str:
-        """Catalog key for a user/LLVM spelling (case-insensitive, _e64 etc. dropped, old names)."""
-        key = canonical_instruction(name)
-        if self.conn.execute("SELECT 1 FROM instructions WHERE name=?", (key,)).fetchone():
-            return key
-        row = self.conn.execute("SELECT name FROM aliases WHERE alias=?", (key,)).fetchone()
-        if row:
-            return row[0]
-        from gpuisa.catalog.ptx_store import ptx_key
+    def resolve_name(self, name: str) -> names.Name:
+        """What a user/LLVM/old-manual spelling names (catalog.names.resolve); NotFoundError with suggestions."""
+        found = names.resolve(self.conn, name)
+        if found is None:
+            raise NotFoundError("instruction", name, self.suggest(name))
+        return found
 
-        ptx = ptx_key(self.conn, name)
-        if ptx is not None:
-            return ptx
-        raise NotFoundError("instruction", name, self.suggest(name))
+    def resolve(self, name: str) -> str:
+        """Catalog key for a user/LLVM spelling (case-insensitive, _e64 etc. dropped, old names, PTX forms)."""
+        return self.resolve_name(name).key
 
     def suggest(self, name: str, n: int = 5) -> list[str]:
-        key = canonical_instruction(name)
-        amd = [s.lower() for s in difflib.get_close_matches(key, self.names(), n=n, cutoff=0.6)]
-        ptx = difflib.get_close_matches(name.strip().lower(), self.ptx_names(), n=n, cutoff=0.6)
-        return (amd + ptx)[:n]
+        return names.suggest(self.conn, name, n)
 
     def encoding(self, arch: str, name: str) -> Encoding | None:
         cached = self._encodings.get((arch, name))
@@ -182,8 +175,6 @@ class Catalog:
 
     def show_ptx(self, name: str, form: str | None = None) -> PtxDocument | None:
         """The PTX document (see ptx_store.ptx_show) with cross-vendor equivalents, or None."""
-        from gpuisa.catalog.ptx_store import ptx_show
-
         doc = ptx_show(self.conn, name, form)
         if doc is None:
             return None
@@ -192,7 +183,9 @@ class Catalog:
     def instruction_docs(self, arch: str) -> dict[str, list[InstructionDoc]]:
         """Manual text of every instruction of one arch, by manual name and by catalog key
         (what the semantics evaluator needs, without reading the manual again)."""
-        out: dict[str, list[InstructionDoc]] = {}
+        if arch in self._docs:
+            return self._docs[arch]
+        out: dict[str, list[InstructionDoc]] = self._docs.setdefault(arch, {})
         for key, manual_name, section, desc, sem, notes, style, prov in self.conn.execute(
                 "SELECT name, manual_name, section, description, semantics, notes, style, provenance FROM instr_arch"
                 " WHERE arch=?", (arch,)):
@@ -202,6 +195,13 @@ class Catalog:
             if key != manual_name:
                 out.setdefault(key, []).append(doc)
         return out
+
+    def ptx_form_text(self, form: str) -> PtxFormText:
+        """One documented PTX form with its instruction's Syntax and Semantics, as stored at build time."""
+        found = ptx_form_text(self.conn, form)
+        if found is None:
+            raise NotFoundError("PTX form", form, ptx_forms_of(self.conn, form.strip().split(".")[0])[:8])
+        return found
 
     def equivalents(self, name: str, vendor: str) -> list[Equivalent]:
         """PTX <-> AMD mappings with level, restrictions, sequence and evidence (proved / tested / curated)."""
@@ -301,7 +301,7 @@ class Catalog:
         if not query:
             raise GpuisaError("empty search text")
         arch_key = None if not arch else "ptx" if arch.strip().lower() in ("ptx", "nvidia") else resolve_arch(arch).key
-        lowered = canonical_instruction(query).lower()
+        lowered = names.normalise(query).lower()
         results: dict[str, dict] = {}
 
         def add(rows, how):

@@ -9,6 +9,8 @@ from typing import Annotated
 import typer
 
 from gpuisa import paths
+from gpuisa.catalog.query import Catalog
+from gpuisa.commands.render import build_with_progress, print_archs, print_diff, print_instruction
 
 SourcesOpt = Annotated[Path | None, typer.Option(
     "--sources", help="Vendor sources folder (default: $GPUISA_SOURCES or ../shared/sources).")]
@@ -17,9 +19,7 @@ CatalogOpt = Annotated[Path | None, typer.Option(
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the documented JSON document.")]
 
 
-def open_catalog(path: Path | None):
-    from gpuisa.catalog.query import Catalog
-
+def open_catalog(path: Path | None) -> Catalog:
     return Catalog(path or paths.default_catalog())
 
 
@@ -36,8 +36,6 @@ def build(sources: SourcesOpt = None, catalog: CatalogOpt = None,
           verify: Annotated[bool, typer.Option("--verify/--no-verify",
                                                help="Check with the real tools (llvm-mc, ptxas); cached.")] = False) -> None:
     """Build the catalog from the vendor sources (atomic: a failed build keeps the old catalog)."""
-    from gpuisa.commands.render import build_with_progress
-
     build_with_progress(sources or paths.default_sources(), catalog or paths.default_catalog(), jobs, verify)
 
 
@@ -47,8 +45,6 @@ def archs(catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:
     if as_json:
         print(json.dumps(rows, indent=2))
         return
-    from gpuisa.commands.render import print_archs
-
     print_archs(rows)
 
 
@@ -60,8 +56,6 @@ def show(name: Annotated[str, typer.Argument(help="Instruction, e.g. v_sad_u32, 
     if as_json:
         print(json.dumps(doc.as_json(), indent=2, ensure_ascii=False))
         return
-    from gpuisa.commands.render import print_instruction
-
     print_instruction(doc)
 
 
@@ -89,6 +83,4 @@ def diff(name: Annotated[str | None, typer.Argument(help="One instruction (optio
     if as_json:
         print(json.dumps(result.as_json(), indent=2))
         return
-    from gpuisa.commands.render import print_diff
-
     print_diff(result)

@@ -1,6 +1,6 @@
-"""`gpuisa eval`: run an instruction's manual pseudocode on operand values.
+"""`gpuisa eval`: run an instruction's manual pseudocode (as the catalog stores it) on operand values.
 
-Heavy imports (lark, numpy) happen inside the command so other commands start fast.
+semantics (lark, numpy) is imported inside the command so other commands start fast.
 """
 
 from __future__ import annotations
@@ -10,6 +10,10 @@ import math
 from typing import Annotated
 
 import typer
+
+from gpuisa.archs import ARCHS
+from gpuisa.commands.amd import CatalogOpt, open_catalog
+from gpuisa.errors import GpuisaError
 
 
 def _fmt(value: object) -> str:
@@ -27,39 +31,39 @@ def _fmt(value: object) -> str:
 def register(app: typer.Typer) -> None:
     @app.command("eval")
     def eval_cmd(
-        name: Annotated[str, typer.Argument(help="AMD instruction (v_sad_u32) or PTX instruction (clmad)")],
+        name: Annotated[str, typer.Argument(help="AMD instruction (v_sad_u32, s_add_i32) or PTX form (clmad.lo.u64)")],
         operands: Annotated[list[str] | None, typer.Argument(help="NAME=VALUE pairs: S0=5 S1=0x3 (AMD), a=3 (PTX)")]
         = None,
         arch: Annotated[str | None, typer.Option("--arch", "-a", help="AMD architecture (rdna3, gfx1100 ...)")] = None,
-        vendor: Annotated[str, typer.Option("--vendor", help="amd or nvidia")] = "amd",
+        vendor: Annotated[str | None, typer.Option("--vendor", help="amd or nvidia (default: what the name is)")]
+        = None,
         form: Annotated[str | None, typer.Option("--form", "-f", help="PTX form, e.g. clmad.lo.u64")] = None,
+        catalog: CatalogOpt = None,
         as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
     ) -> None:
-        """Evaluate the manual's pseudocode: gpuisa eval v_sad_u32 --arch rdna3 S0=5 S1=3 S2=10."""
-        from gpuisa.errors import GpuisaError
-        from gpuisa.semantics.api import eval_amd, eval_ptx, parse_assignments
+        """Evaluate the manual's pseudocode: gpuisa eval v_sad_u32 --arch rdna3 S0=5 S1=3 S2=10.
+
+        Names resolve as in `gpuisa show` (LLVM suffixes, old names, PTX forms); the text comes from the catalog."""
+        from gpuisa.semantics.api import eval_amd, eval_ptx, parse_assignments  # heavy: lark and numpy
 
         inputs = parse_assignments(list(operands or []))
-        vend = "nvidia" if form else vendor.lower()
-        if vend in ("nvidia", "ptx"):
+        cat = open_catalog(catalog)
+        vend = (vendor or "").lower()
+        if vend not in ("", "amd", "nvidia", "ptx"):
+            raise GpuisaError(f"unknown vendor {vendor!r}; use amd or nvidia")
+        if form or vend in ("nvidia", "ptx") or (not vend and cat.resolve_name(name).vendor == "nvidia"):
             f = form or name
             if not f.lower().startswith(name.lower().split(".")[0]):
                 raise GpuisaError(f"form {f!r} is not a form of {name!r}")
-            result = eval_ptx(f, inputs)
+            result = eval_ptx(f, inputs, cat)
             header = f"{result['form']} (PTX, {result['source']})"
-        elif vend == "amd":
-            if not arch:
-                from gpuisa.archs import ARCHS
-                from gpuisa.semantics.source import amd_semantics
-
-                arch = next((a.key for a in sorted(ARCHS, key=lambda a: -a.order)
-                             if _has(amd_semantics, name, a.key)), None)
-                if arch is None:
-                    raise GpuisaError(f"no architecture's manual gives pseudocode for {name!r}; try --arch")
-            result = eval_amd(name, arch, inputs)
-            header = f"{result['name']} on {result['arch']} ({result['source']})"
         else:
-            raise GpuisaError(f"unknown vendor {vendor!r}; use amd or nvidia")
+            key = cat.resolve_name(name)
+            if key.vendor != "amd":
+                raise GpuisaError(f"{name} is a PTX instruction; give a form (--form) or --vendor nvidia")
+            arch = arch or _newest_with_pseudocode(key.key, cat)
+            result = eval_amd(key.key, arch, inputs, cat)
+            header = f"{result['name']} on {result['arch']} ({result['source']})"
         if as_json:
             typer.echo(json.dumps({**result, "outputs": {k: (v if not isinstance(v, float) or math.isfinite(v)
                                                               else str(v)) for k, v in result["outputs"].items()}},
@@ -70,11 +74,14 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"  {k} = {_fmt(v)}")
 
 
-def _has(lookup, name: str, arch: str) -> bool:
-    from gpuisa.errors import GpuisaError
+def _newest_with_pseudocode(key: str, texts) -> str:
+    """The newest architecture whose manual gives pseudocode for `key`."""
+    from gpuisa.semantics.source import amd_semantics  # heavy: the semantics package loads lark and numpy
 
-    try:
-        lookup(name, arch)
-        return True
-    except GpuisaError:
-        return False
+    for a in sorted(ARCHS, key=lambda a: -a.order):
+        try:
+            amd_semantics(key, a.key, texts)
+            return a.key
+        except GpuisaError:
+            continue
+    raise GpuisaError(f"no architecture's manual gives pseudocode for {key.lower()}; try --arch")

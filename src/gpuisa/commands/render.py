@@ -15,7 +15,7 @@ console = Console(highlight=False)
 
 
 def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = False) -> None:
-    from gpuisa.build import build
+    from gpuisa.build import build  # heavy: the build loads numpy, lark and z3 (equivalents)
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=False) as progress:

@@ -12,6 +12,7 @@ import typer
 
 from gpuisa import paths
 from gpuisa.commands.amd import CatalogOpt, SourcesOpt
+from gpuisa.commands.render import build_with_progress, console
 
 
 def register(app: typer.Typer) -> None:
@@ -23,8 +24,6 @@ def _ensure_catalog(catalog: Path | None, sources: Path | None) -> Path:
     """The catalog path, building it from the sources first when it does not exist yet."""
     path = catalog or paths.default_catalog()
     if not path.is_file():
-        from gpuisa.commands.render import build_with_progress, console
-
         console.print(f"No catalog at {path}; building it from the sources first.")
         build_with_progress(sources or paths.default_sources(), path, jobs=2)
         console.print("Built without tool verification; `gpuisa build --verify` adds llvm-mc and ptxas verdicts (cached).")
@@ -37,9 +36,9 @@ def serve(host: Annotated[str, typer.Option(help="Address to listen on.")] = "12
           cache: Annotated[int, typer.Option(help="Rendered pages kept in memory.", min=0)] = 4096) -> None:
     """Serve the web reference and JSON API (builds the catalog first when there is none)."""
     path = _ensure_catalog(catalog, sources)
-    import uvicorn
+    import uvicorn  # heavy: only for `serve`
 
-    from gpuisa.web.app import create_app
+    from gpuisa.web.app import create_app  # heavy: fastapi and jinja2
 
     app = create_app(path, cache_size=cache)
     import gc
@@ -57,8 +56,7 @@ def site(out: Annotated[Path, typer.Option("--out", help="Folder to write the st
     path = _ensure_catalog(catalog, sources)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from gpuisa.commands.render import console
-    from gpuisa.web.export import export_site
+    from gpuisa.web.export import export_site  # heavy: jinja2
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console) as progress:

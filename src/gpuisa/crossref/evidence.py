@@ -13,15 +13,18 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from gpuisa import semantics
 from gpuisa.crossref.mappings import EQ, EQR, MAPPINGS, NONE, SEQ, Mapping
 from gpuisa.crossref.programs import Ops, Program, program_errata, run_program
+from gpuisa.errors import GpuisaError
 from gpuisa.semantics.domain_np import NumpyDomain
+from gpuisa.semantics.source import Texts, amd_semantics
 
 PROOF_TIMEOUT_MS = 60_000
 RANDOM_VECTORS = 1 << 16
@@ -44,9 +47,9 @@ class Evidence:
 
 # ------------------------------------------------------------------ z3
 def _symbolic(m: Mapping) -> tuple[Any, dict[str, Any]]:
-    import z3
+    import z3  # heavy (~0.3 s): loaded only when a proof runs, not for cached evidence
 
-    from gpuisa.semantics.domain_z3 import Z3Domain
+    from gpuisa.semantics.domain_z3 import Z3Domain  # imports z3 at module level, see above
 
     dom = Z3Domain()
     env = {n: (z3.BitVec(n, w), w) for n, w in m.inputs.items()}
@@ -54,7 +57,7 @@ def _symbolic(m: Mapping) -> tuple[Any, dict[str, Any]]:
 
 
 def _model_values(model: Any, m: Mapping) -> dict[str, int]:
-    import z3
+    import z3  # heavy: only when a proof runs
 
     out = {}
     for n, w in m.inputs.items():
@@ -63,24 +66,25 @@ def _model_values(model: Any, m: Mapping) -> dict[str, int]:
     return out
 
 
-def _concrete(prog: Program, arch: str, values: dict[str, int], m: Mapping, errata: bool = True) -> int:
+def _concrete(prog: Program, arch: str, values: dict[str, int], m: Mapping, texts: Texts, errata: bool = True) -> int:
     dom = NumpyDomain(1)
     env = {n: (dom.const(v, m.inputs[n]), m.inputs[n]) for n, v in values.items()}
-    data, _ = run_program(dom, prog, arch, env, errata)
+    data, _ = run_program(dom, prog, arch, env, texts, errata)
     return int(data[0])
 
 
-def prove(m: Mapping, prog_a: Program, prog_b: Program, use_assume: bool = True, errata: bool = True) -> Evidence:
+def prove(m: Mapping, prog_a: Program, prog_b: Program, texts: Texts, use_assume: bool = True,
+          errata: bool = True) -> Evidence:
     """z3 over both programs; per-bit queries when m.check == 'bv-bits'."""
-    import z3
+    import z3  # heavy: only when a proof runs
 
     t0 = time.perf_counter()
     dom, env = _symbolic(m)
     dom.assumptions = []
     if use_assume and m.assume is not None:
         dom.assumptions.append(m.assume(Ops(dom, env)))
-    pa, w = run_program(dom, prog_a, m.arch, env, errata)
-    pb, _ = run_program(dom, prog_b, m.arch, env, errata)
+    pa, w = run_program(dom, prog_a, m.arch, env, texts, errata)
+    pb, _ = run_program(dom, prog_b, m.arch, env, texts, errata)
     lowered = time.perf_counter() - t0
     goals = ([z3.Extract(i, i, pa) != z3.Extract(i, i, pb) for i in range(w)] if m.check == "bv-bits"
              else [pa != pb])
@@ -92,12 +96,13 @@ def prove(m: Mapping, prog_a: Program, prog_b: Program, use_assume: bool = True,
         r = s.check()
         if r == z3.sat:
             vals = _model_values(s.model(), m)
-            ra, rb = _concrete(prog_a, m.arch, vals, m, errata), _concrete(prog_b, m.arch, vals, m, errata)
+            ra, rb = (_concrete(prog_a, m.arch, vals, m, texts, errata),
+                      _concrete(prog_b, m.arch, vals, m, texts, errata))
             args = ", ".join(f"{k}={v:#x}" for k, v in vals.items())
             return Evidence("counterexample", f"{args}: PTX gives {ra:#x}, AMD gives {rb:#x}",
                             time.perf_counter() - t0, vals)
         if r == z3.unknown:
-            return _fallback(m, prog_a, prog_b, t0, f"z3 gave up ({s.reason_unknown()})")
+            return _fallback(m, prog_a, prog_b, t0, f"z3 gave up ({s.reason_unknown()})", texts)
     what = f"{w} per-bit queries" if m.check == "bv-bits" else "one query"
     cond = f" under: {'; '.join(m.restrictions)}" if use_assume and m.assume is not None else ""
     return Evidence("proved", f"z3: ptx == amd for all {sum(m.inputs.values())} input bits ({what}, "
@@ -107,7 +112,7 @@ def prove(m: Mapping, prog_a: Program, prog_b: Program, use_assume: bool = True,
 def _bit_solver() -> Any:
     """Bit-blast without z3's word-level simplifier, which stalls on the 64-deep XOR/ite chains of
     a carry-less product (and ignores the timeout while it does)."""
-    import z3
+    import z3  # heavy: only when a proof runs
 
     return z3.Then("propagate-values", "bit-blast", "smt").solver()
 
@@ -119,11 +124,12 @@ def _edge_values(w: int) -> list[int]:
     return sorted(v & m for v in vals)
 
 
-def _run_lanes(prog: Program, arch: str, inputs: dict[str, np.ndarray], widths: dict[str, int]) -> np.ndarray:
+def _run_lanes(prog: Program, arch: str, inputs: dict[str, np.ndarray], widths: dict[str, int],
+               texts: Texts) -> np.ndarray:
     n = len(next(iter(inputs.values())))
     dom = NumpyDomain(n)
     env = {k: (dom.from_ints(v, widths[k]), widths[k]) for k, v in inputs.items()}
-    data, _ = run_program(dom, prog, arch, env)
+    data, _ = run_program(dom, prog, arch, env, texts)
     return np.asarray(data)
 
 
@@ -149,12 +155,12 @@ def _vectors(m: Mapping, rng: np.random.Generator, small_bits: int) -> tuple[dic
     return out, per
 
 
-def _fallback(m: Mapping, pa: Program, pb: Program, t0: float, why: str) -> Evidence:
+def _fallback(m: Mapping, pa: Program, pb: Program, t0: float, why: str, texts: Texts) -> Evidence:
     rng = np.random.default_rng(0)
     vecs, per = _vectors(m, rng, 16)
     keep = _mask_assume(m, vecs)
     vecs = {k: v[keep] for k, v in vecs.items()}
-    ra, rb = _run_lanes(pa, m.arch, vecs, m.inputs), _run_lanes(pb, m.arch, vecs, m.inputs)
+    ra, rb = _run_lanes(pa, m.arch, vecs, m.inputs, texts), _run_lanes(pb, m.arch, vecs, m.inputs, texts)
     bad = np.nonzero(ra != rb)[0]
     if len(bad):
         i = int(bad[0])
@@ -170,7 +176,7 @@ _F32_SPECIAL = [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFF
                 0xBF800000, 0x3F000000, 0x33800000, 0x4B800000]
 
 
-def test_float(m: Mapping) -> Evidence:
+def test_float(m: Mapping, texts: Texts) -> Evidence:
     """Differential test on special values (NaN, inf, denormals, signed zero) and random patterns."""
     t0 = time.perf_counter()
     rng = np.random.default_rng(1)
@@ -180,7 +186,8 @@ def test_float(m: Mapping) -> Evidence:
     rand = rng.integers(0, 1 << 32, size=(len(names), RANDOM_VECTORS), dtype=np.uint64)
     vals = np.concatenate([grid, rand], axis=1)
     vecs = {n: vals[i] for i, n in enumerate(names)}
-    ra, rb = _run_lanes(m.ptx_prog, m.arch, vecs, m.inputs), _run_lanes(m.amd_prog, m.arch, vecs, m.inputs)
+    ra, rb = (_run_lanes(m.ptx_prog, m.arch, vecs, m.inputs, texts),
+              _run_lanes(m.amd_prog, m.arch, vecs, m.inputs, texts))
     fa = ra.astype(np.uint32).view(np.float32)
     fb = rb.astype(np.uint32).view(np.float32)
     both_nan = np.isnan(fa) & np.isnan(fb)
@@ -198,31 +205,31 @@ def test_float(m: Mapping) -> Evidence:
 
 
 # ------------------------------------------------------------------ per mapping
-def check_mapping(m: Mapping) -> dict[str, Any]:
+def check_mapping(m: Mapping, texts: Texts) -> dict[str, Any]:
     """Evidence for one mapping, plus whether it supports the claimed level."""
     t0 = time.perf_counter()
     also: list[dict[str, Any]] = []
     if m.check == "curated":
         ev = Evidence("curated", m.reason, 0.0)
     elif m.check == "float":
-        ev = test_float(m)
+        ev = test_float(m, texts)
     else:
-        ev = prove(m, m.ptx_prog, m.amd_prog)
+        ev = prove(m, m.ptx_prog, m.amd_prog, texts)
         if m.assume is not None and ev.kind == "proved":
             # why the restriction is needed: a counterexample without it
-            free = prove(m, m.ptx_prog, m.amd_prog, use_assume=False)
+            free = prove(m, m.ptx_prog, m.amd_prog, texts, use_assume=False)
             if free.kind == "counterexample":
                 also.append({"without restrictions": free.as_dict()})
-    fixes = program_errata(m.ptx_prog)
+    fixes = program_errata(m.ptx_prog, texts)
     if fixes and ev.kind in ("proved", "tested"):
         ev.detail += " (PTX text read with erratum: " + "; ".join(fixes) + ")"
         try:
-            literal = prove(m, m.ptx_prog, m.amd_prog, errata=False)
+            literal = prove(m, m.ptx_prog, m.amd_prog, texts, errata=False)
             also.append({"PTX text as printed": literal.as_dict()})
         except Exception as exc:
             also.append({"PTX text as printed": {"kind": "curated", "detail": str(exc), "time_s": 0.0}})
     if m.versus is not None:
-        vs = prove(_as_bv(m), m.ptx_prog, m.versus)
+        vs = prove(_as_bv(m), m.ptx_prog, m.versus, texts)
         also.append({f"single instruction {m.versus.steps[0].op}": vs.as_dict()})
     consistent = _consistent(m, ev)
     return {"key": m.key, "concept": m.concept, "ptx": m.ptx, "amd": m.amd, "arch": m.arch, "level": m.level,
@@ -232,8 +239,6 @@ def check_mapping(m: Mapping) -> dict[str, Any]:
 
 
 def _as_bv(m: Mapping) -> Mapping:
-    from dataclasses import replace
-
     return replace(m, check="bv", assume=None)
 
 
@@ -246,26 +251,38 @@ def _consistent(m: Mapping, ev: Evidence) -> bool:
 
 
 # ------------------------------------------------------------------ all mappings, cached
-def _fingerprint() -> str:
-    """Changes when the semantics code, the grammars or the mapping list change."""
-    import gpuisa.crossref as cr
-    import gpuisa.semantics as sem
-
+def _fingerprint(texts: Texts) -> str:
+    """Changes when the semantics code, the grammars, the mapping list or the manual texts they run change."""
     h = hashlib.sha256()
-    for pkg in (sem, cr):
-        for p in sorted(Path(pkg.__file__).parent.glob("*.*")):
+    for folder in (Path(semantics.__file__).parent, Path(__file__).parent):
+        for p in sorted(folder.glob("*.*")):
             if p.suffix in (".py", ".lark"):
                 h.update(p.read_bytes())
+    for m in MAPPINGS:
+        for prog in (m.ptx_prog, m.amd_prog, m.versus):
+            for step in prog.steps if prog else ():
+                h.update(_step_text(step.vendor, step.op, m.arch, texts).encode())
     return h.hexdigest()[:16]
 
 
-def compute_all_evidence(cache: Path | None = None, keys: list[str] | None = None) -> dict[str, Any]:
+def _step_text(vendor: str, op: str, arch: str, texts: Texts) -> str:
+    """The manual text one program step runs (or why there is none), for the fingerprint."""
+    try:
+        if vendor == "amd":
+            return amd_semantics(op, arch, texts).text
+        found = texts.ptx_form_text(op)
+        return found.syntax + found.semantics
+    except GpuisaError as exc:
+        return str(exc)
+
+
+def compute_all_evidence(texts: Texts, cache: Path | None = None, keys: list[str] | None = None) -> dict[str, Any]:
     """Evidence for every mapping (the catalog build stores it); cached on disk by fingerprint.
 
     Returns {"fingerprint", "seconds", "mappings": [...], "summary": {proved, tested, curated,
     counterexample, inconsistent}}.
     """
-    fp = _fingerprint()
+    fp = _fingerprint(texts)
     if cache is not None and cache.is_file() and keys is None:
         try:
             data = json.loads(cache.read_text())
@@ -275,7 +292,7 @@ def compute_all_evidence(cache: Path | None = None, keys: list[str] | None = Non
         except (OSError, ValueError):
             pass
     t0 = time.perf_counter()
-    results = [check_mapping(m) for m in MAPPINGS if keys is None or m.key in keys]
+    results = [check_mapping(m, texts) for m in MAPPINGS if keys is None or m.key in keys]
     summary: dict[str, int] = {"proved": 0, "tested": 0, "curated": 0, "counterexample": 0, "inconsistent": 0}
     for r in results:
         summary[r["evidence"]["kind"]] += 1

@@ -14,8 +14,9 @@ from typing import Any
 
 from gpuisa.semantics.builtins import Builtins
 from gpuisa.semantics.interp import Interp
+from gpuisa.semantics.ptx import ptx_semantics
 from gpuisa.semantics.run import machine_for, parse_block, run_ptx
-from gpuisa.semantics.source import amd_semantics, resolver_for
+from gpuisa.semantics.source import Texts, amd_semantics, resolver_for
 from gpuisa.semantics.types import TV
 
 Value = tuple[Any, int]              # (domain data, width in bits)
@@ -90,10 +91,10 @@ def _arg(ops: Ops, a: Arg, width: int) -> Value:
     return a(ops)
 
 
-def run_amd_step(dom: Any, step: Step, arch: str, env: dict[str, Value]) -> Value:
-    sem = amd_semantics(step.op, arch)
+def run_amd_step(dom: Any, step: Step, arch: str, env: dict[str, Value], texts: Texts) -> Value:
+    sem = amd_semantics(step.op, arch, texts)
     tree = parse_block(sem.text, sem.style, f"{step.op} ({arch})")
-    ip = Interp(dom, builtins=Builtins(), resolver=resolver_for(arch), where=f"{step.op} ({arch})",
+    ip = Interp(dom, builtins=Builtins(), resolver=resolver_for(arch, texts), where=f"{step.op} ({arch})",
                 machine=machine_for(arch))
     ops = Ops(dom, env)
     for name, a in step.args.items():
@@ -108,10 +109,8 @@ def run_amd_step(dom: Any, step: Step, arch: str, env: dict[str, Value]) -> Valu
     return ip.bits(v)
 
 
-def run_ptx_step(dom: Any, step: Step, env: dict[str, Value], errata: bool = True) -> Value:
-    from gpuisa.semantics.ptx import ptx_semantics
-
-    sem = ptx_semantics(step.op, errata=errata)
+def run_ptx_step(dom: Any, step: Step, env: dict[str, Value], texts: Texts, errata: bool = True) -> Value:
+    sem = ptx_semantics(step.op, texts, errata=errata)
     ops = Ops(dom, env)
     inputs = {}
     for name, a in step.args.items():
@@ -125,7 +124,8 @@ def run_ptx_step(dom: Any, step: Step, env: dict[str, Value], errata: bool = Tru
     return ip.bits(v)
 
 
-def run_program(dom: Any, prog: Program, arch: str, inputs: dict[str, Value], errata: bool = True) -> Value:
+def run_program(dom: Any, prog: Program, arch: str, inputs: dict[str, Value], texts: Texts,
+                errata: bool = True) -> Value:
     """Run every step in order; returns the result's bits, cut to prog.width.
 
     errata=False runs PTX blocks exactly as printed (no semantics.ptx.ERRATA fixes).
@@ -133,21 +133,19 @@ def run_program(dom: Any, prog: Program, arch: str, inputs: dict[str, Value], er
     env = dict(inputs)
     for step in prog.steps:
         if step.vendor == "amd":
-            env[step.out] = run_amd_step(dom, step, arch, env)
+            env[step.out] = run_amd_step(dom, step, arch, env, texts)
         else:
-            env[step.out] = run_ptx_step(dom, step, env, errata)
+            env[step.out] = run_ptx_step(dom, step, env, texts, errata)
     data, w = prog.result(Ops(dom, env)) if callable(prog.result) else env[prog.result]
     if w != prog.width:
         data = dom.resize(data, w, prog.width, False)
     return data, prog.width
 
 
-def program_errata(prog: Program | None) -> list[str]:
+def program_errata(prog: Program | None, texts: Texts) -> list[str]:
     """ERRATA fixes the PTX steps of a program rely on."""
-    from gpuisa.semantics.ptx import ptx_semantics
-
     out: list[str] = []
     for s in prog.steps if prog else ():
         if s.vendor == "nvidia":
-            out += [e for e in ptx_semantics(s.op).errata if e not in out]
+            out += [e for e in ptx_semantics(s.op, texts).errata if e not in out]
     return out

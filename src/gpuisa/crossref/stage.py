@@ -1,7 +1,7 @@
 """Build stage: cross-vendor equivalents (PTX <-> AMD) with their evidence (z3 proofs, differential
-tests, curated notes), computed from the manuals this build read and cached by a code fingerprint.
+tests, curated notes), computed on the manual texts this build read and cached by a fingerprint.
 
-Takes records, returns rows; the catalog writer stores them. Never reads a catalog or a source file.
+Takes texts, returns rows; the catalog writer stores them. Never reads a catalog or a source file.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpuisa.crossref import MAPPINGS, compute_all_evidence, mappings_for
-from gpuisa.model import InstructionDoc, ManualData
-from gpuisa.semantics.source import docs_from
+from gpuisa.semantics.source import Texts
 
 
 @dataclass(slots=True)
@@ -27,15 +26,9 @@ class Equivalents:
                     **{**s, "cached": ", cached" if s.get("cached") else ""})
 
 
-def compute_equivalents(manuals: list[ManualData], cache: Path) -> Equivalents:
-    """Mappings per instruction and vendor, with evidence checked on the semantics in `manuals`."""
-    docs: dict[str, dict[str, list[InstructionDoc]]] = {}
-    for data in manuals:
-        by_name = docs.setdefault(data.arch, {})
-        for d in data.docs:
-            by_name.setdefault(d.name.upper(), []).append(d)
-    with docs_from(docs):
-        evidence = compute_all_evidence(cache)
+def compute_equivalents(texts: Texts, cache: Path) -> Equivalents:
+    """Mappings per instruction and vendor, with evidence checked on the semantics in `texts`."""
+    evidence = compute_all_evidence(texts, cache)
     names = {("amd", m.amd) for m in MAPPINGS if m.amd}
     names |= {("amd", step.op) for m in MAPPINGS if m.amd_prog for step in m.amd_prog.steps if step.vendor == "amd"}
     names |= {("nvidia", f.strip().split(".")[0]) for m in MAPPINGS for f in m.ptx.split("+")}

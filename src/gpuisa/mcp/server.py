@@ -198,9 +198,9 @@ class _Tools:
         def run() -> dict:
             values = {k: parse_value(v, k) if isinstance(v, str) else v for k, v in inputs.items()}
             if self.catalog.show_ptx(name) is not None and not self._is_amd(name):
-                return eval_ptx(name, values)
+                return eval_ptx(name, values, self.catalog)
             chosen = arch or self.catalog.show(name).arch
-            return eval_amd(name, chosen, values)
+            return eval_amd(self.catalog.resolve(name), chosen, values, self.catalog)
 
         result = self.ask(run)
         outputs = {k: (v if not isinstance(v, float) or math.isfinite(v) else str(v)) for k, v in result["outputs"].items()}

@@ -1,8 +1,9 @@
-"""Catalog-backed evaluation: `eval_amd("v_sad_u32", "rdna3", {"S0": 5, ...})`, `eval_ptx(form, ...)`.
+"""Evaluation by name: `eval_amd("v_sad_u32", "rdna3", {"S0": 5, ...}, texts)`, `eval_ptx(form, ..., texts)`.
 
-These look the text up per architecture (or PTX form), check the operand names and that each
-value fits the width the text reads it at, and then evaluate. The CLI and the web pages call
-these; `evaluate()` in run.py stays the text-level entry point.
+These look the text up per architecture (or PTX form) in the `Texts` the caller passes (a
+catalog, or ManualTexts), check the operand names and that each value fits the width the text
+reads it at, and then evaluate. The CLI calls these; `evaluate()` in run.py stays the text-level
+entry point.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from typing import Any
 from lark import Tree
 
 from gpuisa.semantics.errors import EvalError
+from gpuisa.semantics.ptx import ptx_semantics
 from gpuisa.semantics.run import evaluate, evaluate_ptx, machine_for, operands_read, parse_block
-from gpuisa.semantics.source import amd_semantics, resolver_for
+from gpuisa.semantics.source import Texts, amd_semantics, resolver_for
 from gpuisa.semantics.types import parse_view
 
 _OPERAND = re.compile(r"^(S\d|D\d?|SRC\d|SIMM16|SIMM32|SCC|VCC|EXEC|M0|K)$")
@@ -81,9 +83,9 @@ def _check_range(name: str, value: int | float, width: int, what: str) -> None:
         raise EvalError(f"{name}={value:#x} does not fit in {width} bits ({what})")
 
 
-def eval_amd(name: str, arch: str, inputs: dict[str, int | float]) -> dict[str, Any]:
+def eval_amd(name: str, arch: str, inputs: dict[str, int | float], texts: Texts) -> dict[str, Any]:
     """Evaluate one AMD instruction on one architecture; returns outputs and where the text is from."""
-    sem = amd_semantics(name, arch)
+    sem = amd_semantics(name, arch, texts)
     where = f"{sem.name} ({sem.arch})"
     tree = parse_block(sem.text, sem.style, where)
     reads = set(operands_read(tree))
@@ -103,7 +105,7 @@ def eval_amd(name: str, arch: str, inputs: dict[str, int | float]) -> dict[str, 
     missing = sorted(n for n in reads if re.fullmatch(r"S\d", n) and n not in inputs)
     if missing:
         raise EvalError(f"{where} reads {', '.join(missing)}; give {' '.join(m + '=VALUE' for m in missing)}")
-    out = evaluate(sem.text, inputs, sem.style, where=where, resolver=resolver_for(sem.arch),
+    out = evaluate(sem.text, inputs, sem.style, where=where, resolver=resolver_for(sem.arch, texts),
                    machine=machine, name=sem.name)
     regs = {k: v for k, v in out.items() if k[:1].isupper()}
     local = {k: v for k, v in out.items() if not k[:1].isupper()}
@@ -111,11 +113,9 @@ def eval_amd(name: str, arch: str, inputs: dict[str, int | float]) -> dict[str, 
             "pseudocode": sem.text, "outputs": regs, "locals": local}
 
 
-def eval_ptx(form: str, inputs: dict[str, int | float]) -> dict[str, Any]:
+def eval_ptx(form: str, inputs: dict[str, int | float], texts: Texts) -> dict[str, Any]:
     """Evaluate a PTX form's Semantics block with exact integers."""
-    from gpuisa.semantics.ptx import ptx_semantics
-
-    sem = ptx_semantics(form)
+    sem = ptx_semantics(form, texts)
     for k, v in inputs.items():
         if k not in sem.operands:
             raise EvalError(f"unknown operand {k} for {sem.form}; its operands are {', '.join(sem.operands)}")
@@ -123,6 +123,6 @@ def eval_ptx(form: str, inputs: dict[str, int | float]) -> dict[str, Any]:
     missing = [o for o in sem.operands[1:] if o not in inputs]
     if missing:
         raise EvalError(f"{sem.form} reads {', '.join(missing)}; give {' '.join(m + '=VALUE' for m in missing)}")
-    out = evaluate_ptx(sem.form, inputs)
+    out = evaluate_ptx(sem, inputs)
     return {"name": sem.name, "form": sem.form, "source": sem.cite, "pseudocode": sem.text, "outputs": out,
             "errata": list(sem.errata)}

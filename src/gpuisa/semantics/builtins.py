@@ -17,6 +17,7 @@ import numpy as np
 from lark import Tree
 
 from gpuisa.semantics import fp
+from gpuisa.semantics.dialect import NORM_CASTS, OLD_CONVERSION, OLD_CONVERSION_KINDS
 from gpuisa.semantics.types import TV
 
 REGISTRY: dict[str, Callable[[Any, list[TV], Tree], TV]] = {}
@@ -352,8 +353,6 @@ def _convert(ip: Any, name: str, args: list[TV], node: Tree) -> TV:
     return TV(d[0], d[1], ip.sized(iv, d[0], d[1]))
 
 
-_OLD_CVT = re.compile(r"^(flt|int|uint)(\d+)_to_(flt|int|uint|snorm|unorm)(\d*)$")
-_OLD_KIND = {"flt": "f", "int": "i", "uint": "u"}
 
 
 @builtin("nop", "v_nop", "s_nop")
@@ -401,10 +400,10 @@ def lookup(name: str) -> Callable[..., TV] | None:
     fn = REGISTRY.get(name)
     if fn is not None:
         return fn
-    old = _OLD_CVT.match(name)
-    if old:  # older manuals: flt32_to_flt16, uint16_to_flt16, flt16_to_snorm16
-        src = f"{_OLD_KIND[old.group(1)]}{old.group(2)}"
-        dst = old.group(3) if old.group(3) in ("snorm", "unorm") else f"{_OLD_KIND[old.group(3)]}{old.group(4)}"
+    old = OLD_CONVERSION.match(name)
+    if old:  # dialect rule old-conversion-names: flt32_to_flt16, uint16_to_flt16, flt16_to_snorm16
+        src = f"{OLD_CONVERSION_KINDS[old.group(1)]}{old.group(2)}"
+        dst = old.group(3) if old.group(3) in NORM_CASTS else f"{OLD_CONVERSION_KINDS[old.group(3)]}{old.group(4)}"
         name = f"{src}_to_{dst}"
     if _CVT.match(name):
         return lambda ip, args, node: _convert(ip, name, args, node)

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from gpuisa.semantics.errors import EvalError, SemanticsError
-from gpuisa.semantics.run import evaluate_wave, machine_for, parse_block
-from gpuisa.semantics.source import arch_docs, resolver_for
+from gpuisa.semantics.ptx import parse_ptx, ptx_semantics
+from gpuisa.semantics.run import evaluate_ptx, evaluate_wave, machine_for, parse_block
+from gpuisa.semantics.source import Texts, resolver_for
 
 # Something that looks like a statement: how a table-style cell is told apart from pure prose.
 _LOOKS_LIKE_CODE = re.compile(r"\b[A-Za-z_]\w*(?:\.\w+)?(?:\[[^\]]*\])?(?:\.\w+)?\s*(?:=(?!=)|\+=|-=|\|=|&=)")
@@ -90,11 +91,11 @@ def run_random(text: str, style: str, arch: str, lanes: int, rng: np.random.Gene
     raise EvalError("too many operands", where)
 
 
-def coverage(arch: str, sources: Path | None = None, lanes: int = 8, seed: int = 0) -> ArchCoverage:
+def coverage(arch: str, texts: Texts, lanes: int = 8, seed: int = 0) -> ArchCoverage:
     """Parse and evaluate every VALU/SALU instruction's pseudocode of one architecture."""
     t0 = time.perf_counter()
-    docs = arch_docs(arch, sources)
-    resolver = resolver_for(arch, sources)
+    docs = texts.instruction_docs(arch)
+    resolver = resolver_for(arch, texts)
     rng = np.random.default_rng(seed)
     out = ArchCoverage(arch)
     for name, entries in sorted(docs.items()):
@@ -137,21 +138,18 @@ class PtxCoverage:
     failures: list[Failure] = field(default_factory=list)
 
 
-def ptx_coverage(sources: Path | None = None, seed: int = 0) -> PtxCoverage:
-    """Every PTX instruction's Semantics block (first form): parsed? evaluated on random operands?"""
-    from gpuisa.semantics.ptx import _manual, parse_ptx, ptx_root, ptx_semantics
-    from gpuisa.semantics.run import evaluate_ptx
-
+def ptx_coverage(texts: Texts, forms: Iterable[str], seed: int = 0) -> PtxCoverage:
+    """Each given form's Semantics block (one form per instruction): parsed? evaluated on random operands?"""
     rng = np.random.default_rng(seed)
     out = PtxCoverage()
-    for ins in _manual(str(ptx_root(sources))).instructions:
-        if not ins.semantics.strip() or not ins.forms:
+    for form in forms:
+        found = texts.ptx_form_text(form)
+        if not found.semantics.strip():
             continue
         out.blocks += 1
-        form = ins.forms[0].form
-        cite = ins.provenance.cite()
+        cite = found.cite
         try:
-            sem = ptx_semantics(form, sources)
+            sem = ptx_semantics(form, texts)
             parse_ptx(sem.code, form)
         except SemanticsError as exc:
             out.failures.append(Failure(form, "PTX", "parse", exc.reason, cite))
@@ -161,7 +159,7 @@ def ptx_coverage(sources: Path | None = None, seed: int = 0) -> PtxCoverage:
             continue
         out.parsed += 1
         try:
-            evaluate_ptx(form, {o: int(rng.integers(0, 1 << 31)) for o in sem.operands[1:]})
+            evaluate_ptx(sem, {o: int(rng.integers(0, 1 << 31)) for o in sem.operands[1:]})
         except Exception as exc:
             out.failures.append(Failure(form, "PTX", "eval", getattr(exc, "reason", str(exc)), cite))
             continue

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from lark import Tree
 from lark.exceptions import LarkError
 
+from gpuisa.semantics.dialect import SPACED_KEYWORDS
 from gpuisa.semantics.grammar import parser
 
 AMD_GRAMMAR = "amd_pseudocode.lark"
@@ -57,7 +58,7 @@ def prepare_headed(text: str) -> Extracted:
 
 
 def _decomment(sentence: str, budget: list[int]) -> list[str]:
-    """Readings of a one-line sentence with its // comments cut out.
+    """Readings of a one-line sentence with its // comments cut out (dialect rule open-comments).
 
     Without newlines a comment has no end, so each place where a statement could resume is a
     candidate; the caller keeps the first reading that parses.
@@ -109,17 +110,17 @@ def _first_parse(sentence: str) -> str | None:
 
 
 def prepare_table(text: str) -> Extracted:
-    """Keep the sentences of an opcode-table cell that parse as statements."""
+    """Keep the sentences of an opcode-table cell that parse as statements (dialect rule prose-sentences)."""
     examples = extract_examples(text)
     body = _EXAMPLE_INLINE.sub(" ", text)
-    body = re.sub(r"\belse\s+if\b", "elsif", body)
-    body = re.sub(r"\bend\s+if\b", "endif", body)
+    for pattern, spelling in SPACED_KEYWORDS:
+        body = re.sub(pattern, spelling, body)
     sentences = _SENTENCE_END.split(body)
     kept, dropped = [], []
     i = 0
     while i < len(sentences):
-        # a comment may hold a full stop ("// Note: ... V_MAX_F32. D.f = ..."), so a sentence that
-        # fails alone is retried joined with the next ones
+        # dialect rule full-stops-in-comments: "// Note: ... V_MAX_F32. D.f = ..." is one statement, so a
+        # sentence that fails alone is retried joined with the next ones
         for j in range(i, min(i + 4, len(sentences))):
             found = _first_parse(". ".join(sentences[i:j + 1]))
             if found or ("//" not in sentences[i] and not _STMT_START.match(sentences[i].strip())):

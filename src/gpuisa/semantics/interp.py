@@ -17,9 +17,11 @@ import numpy as np
 from lark import Token, Tree
 
 from gpuisa.semantics import fp
+from gpuisa.semantics.dialect import BARE_OPERANDS, C_CASTS, LANE_ID_NAMES, NAN_CLASSES, NORM_CASTS
 from gpuisa.semantics.errors import EvalError, UnsupportedError
 from gpuisa.semantics.interp_ptx import PtxForms
 from gpuisa.semantics.interp_store import StoreOps
+from gpuisa.semantics.parse import parse_block
 from gpuisa.semantics.types import TV, ArrayVal, Lambda, cast_type, parse_view
 from gpuisa.semantics.value_ops import ValueOps
 
@@ -275,7 +277,7 @@ class Interp(ValueOps, StoreOps, PtxForms):
             self.active, self.broken = outer, saved_broken
 
     def _satisfiable(self, cond: Any) -> bool:
-        import z3
+        import z3  # heavy: only when lowering to bit-vectors for a proof
 
         s = z3.Solver()
         s.add(cond)
@@ -322,16 +324,15 @@ class Interp(ValueOps, StoreOps, PtxForms):
         self.env[name] = Lambda(params, body, False)
 
     def ex_c_cast(self, node: Tree) -> TV:
-        """(float)S0.i, (double)S0.f, (int)S0.f, (snorm)S1.f of the older manuals."""
+        """(float)S0.i, (double)S0.f, (int)S0.f, (snorm)S1.f of the older manuals (dialect rule c-casts)."""
         ctype, inner = str(node.children[0]), self.eval(node.children[1])
-        fmt = {"float": ("f", 32), "double": ("f", 64), "half": ("f", 16)}.get(ctype)
-        if fmt:
-            return TV(fmt[0], fmt[1], self.to_float(inner, *fmt, node))
-        if ctype in ("snorm", "unorm"):
+        if ctype in NORM_CASTS:
             src = inner if inner.kind in ("f", "bf") else TV("f", 32, self.to_float(inner, "f", 32, node))
             fn = self.builtins.get(f"f32_to_{ctype}")
             return fn(self, [TV("f", 32, fp.convert(src.data, (src.kind, src.width), ("f", 32)))], node)
-        kind, w = {"int": ("i", 32), "uint": ("u", 32), "short": ("i", 16), "ushort": ("u", 16)}[ctype]
+        kind, w = C_CASTS[ctype]
+        if kind == "f":
+            return TV(kind, w, self.to_float(inner, kind, w, node))
         if inner.kind in ("f", "bf", "flit", "flit32"):
             self.need_numpy(node)
             x = inner.data if inner.kind in ("f", "bf") else self.to_float(inner, "f", 64, node)
@@ -376,7 +377,7 @@ class Interp(ValueOps, StoreOps, PtxForms):
         name = str(node.children[0])
         v = self.lookup(name, node)
         if self.operand_type is not None and name in BARE_OPERANDS and v.kind == "b":
-            # older manuals write S0 < S1 for V_CMP_LT_F32: bare operands take the opcode's type
+            # dialect rule bare-operands: S0 < S1 in V_CMP_LT_F32 compares as the opcode's type
             return self.view(v, *self.operand_type)
         return v
 
@@ -401,7 +402,7 @@ class Interp(ValueOps, StoreOps, PtxForms):
             v = TV("u", 64, self.dom.const(self.machine[name], 64))
             self.env[name] = v
             return v
-        if name in ("laneId", "threadId"):    # older manuals say threadId
+        if name in LANE_ID_NAMES:    # dialect rule thread-id
             if self.lane_ids is not None:
                 return TV("u", 32, self.lane_ids)
             return TV("u", 32, self.dom.const(self.machine.get("laneId", 0), 32))
@@ -588,10 +589,10 @@ class Interp(ValueOps, StoreOps, PtxForms):
     def ex_compare(self, node: Tree) -> TV:
         a_n, op_n, b_n = node.children
         op = str(op_n.children[0])
-        # older manuals test a class: S0.f == NaN, S1.d == sNaN
+        # dialect rule nan-class: S0.f == NaN, S1.d == sNaN test a class
         for x, y in ((a_n, b_n), (b_n, a_n)):
-            if isinstance(y, Tree) and y.data == "var" and str(y.children[0]) in ("NaN", "sNaN", "qNaN") and op in ("==", "!="):
-                fn = {"NaN": "isNAN", "sNaN": "isSignalNAN", "qNaN": "isQuietNAN"}[str(y.children[0])]
+            if isinstance(y, Tree) and y.data == "var" and str(y.children[0]) in NAN_CLASSES and op in ("==", "!="):
+                fn = NAN_CLASSES[str(y.children[0])]
                 r = self.builtins[fn](self, [self.eval(x)], node)
                 return r if op == "==" else TV("bool", 1, self.dom.lnot(r.data))
         return self.compare_vals(op, self.eval(a_n), self.eval(b_n), node)
@@ -657,8 +658,6 @@ class Interp(ValueOps, StoreOps, PtxForms):
     def call_instruction(self, name: str, found: tuple[str, str, tuple[str, int] | None], args: list[TV],
                          node: Any) -> TV:
         """Run another instruction's pseudocode (v_max_u32(...)) with S0.. bound to the arguments."""
-        from gpuisa.semantics.run import parse_block
-
         text, style, operand_type = found
         if self.depth > 8:
             raise self.fail(f"{name}() recursion", node)
@@ -677,8 +676,6 @@ class Interp(ValueOps, StoreOps, PtxForms):
         t = sub.out_type.get(out)
         return sub.view(sub.env[out], *t) if t else sub.env[out]
 
-
-BARE_OPERANDS = frozenset({"S0", "S1", "S2", "S", "D", "D0", "SRC0", "SRC1", "SRC2"})
 
 CONSTANTS: dict[str, TV] = {
     "INF": TV("flit", 0, float("inf")),

@@ -7,6 +7,7 @@ from typing import Any
 
 from lark import Tree
 
+from gpuisa.semantics.ptx import type_of
 from gpuisa.semantics.types import TV
 
 
@@ -19,8 +20,6 @@ class PtxForms:
         self.exec_block(node.children[0])
 
     def st_decl(self: Any, node: Tree) -> None:
-        from gpuisa.semantics.ptx import type_of
-
         ctype, name_tok, *init = node.children
         kind, width = type_of("." + str(ctype).lstrip("."))
         name = str(name_tok)

@@ -13,14 +13,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from lark import Tree
 
-from gpuisa.errors import NotFoundError, SourceError
+from gpuisa.semantics import fp
+from gpuisa.semantics.dialect import PTX_REWRITES
 from gpuisa.semantics.errors import EvalError, PseudocodeSyntaxError
 from gpuisa.semantics.grammar import parse_text
+from gpuisa.semantics.source import Texts
 from gpuisa.semantics.types import TV
 
 PTX_GRAMMAR = "ptx_semantics.lark"
@@ -81,19 +82,6 @@ class PtxSemantics:
     errata: tuple[str, ...] = ()   # fixes from ERRATA applied to this block
 
 
-@lru_cache(maxsize=2)
-def _manual(root: str) -> Any:
-    from gpuisa.sources.ptx_docs import read_manual
-
-    return read_manual(root)
-
-
-def ptx_root(sources: Path | None = None) -> Path:
-    from gpuisa.paths import default_sources
-
-    return (sources or default_sources()) / "ptx-isa-9.4"
-
-
 def _classes(syntax: str) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for m in re.finditer(r"\.(\w+)\s*=\s*\{([^}]*)\}", syntax):
@@ -107,58 +95,29 @@ def _code_of(semantics_md: str) -> str:
     return "\n".join(blocks) if blocks else semantics_md
 
 
-def find_form(form: str, sources: Path | None = None) -> tuple[Any, Any]:
-    """(instruction, form record) for a full form such as `clmad.lo.u64`."""
-    root = ptx_root(sources)
-    if not root.is_dir():
-        raise SourceError(str(root), "no PTX ISA manual; run `gpuisa fetch` or set GPUISA_SOURCES")
-    manual = _manual(str(root))
-    want = form.strip().lower()
-    best = None
-    for ins in manual.instructions:
-        for f in ins.forms:
-            if f.form == want:
-                return ins, f
-            if best is None and want.startswith(ins.name + ".") and f.form.split(".")[0] == want.split(".")[0]:
-                best = ins
-    names = sorted({f.form for i in manual.instructions for f in i.forms if f.form.split(".")[0] == want.split(".")[0]})
-    raise NotFoundError("PTX form", form, names[:8])
-
-
 def prepare_ptx(code: str, modifiers: tuple[str, ...], classes: dict[str, str], width: int) -> str:
     """Rewrite the manual's informal notation into the grammar's C subset for one form."""
     lines = []
     for line in code.splitlines():
         m = re.search(r"//\s*for\s+(\.\w+)(?:\s+variant)?", line)
         if m and m.group(1) not in modifiers:
-            continue                    # `d = t<2n-1..n>;   // for .hi variant` on a .lo form
+            continue                    # dialect.PTX_VARIANT_LINES: `d = t<2n-1..n>;   // for .hi variant`
         lines.append(line)
     text = "\n".join(lines)
-    text = re.sub(r"//[^\n]*", "", text)
-    text = re.sub(r"\bbitwidth of type\b", str(width), text)
-    # t<2n-1..n>  ->  t[2n-1:n] ;  tmp[63..0] -> tmp[63:0]
-    text = re.sub(r"(\w+)<([^<>;\n]+?)\.\.([^<>;\n]+?)>", r"\1[\2:\3]", text)
-    text = re.sub(r"\[([^\[\]\n]+?)\.\.([^\[\]\n]+?)\]", r"[\1:\2]", text)
-    text = re.sub(r"(\d)n\b", r"\1*n", text)
-    # |a|  ->  abs(a)   (not ||)
-    text = re.sub(r"(?<![|\w)])\|(?!\|)([^|\n;]+?)\|(?!\|)", r"abs(\1)", text)
-    # sum-overflow -> sum_overflow (hyphenated names in bmsk)
-    text = re.sub(r"\b([a-z]{3,}(?:-[a-z]{3,})+)\b", lambda mm: mm.group(1).replace("-", "_"), text)
-    text = re.sub(r"\btype\s*==\s*(\w+)", r".type == .\1", text)
-    text = re.sub(r"\bshf\.(dir|l|r)\b", r".\1", text)
-    text = re.sub(r"(?<![.\w])mode\b", ".mode", text)
-    text = re.sub(r"\btrue\b", "1", text)
-    text = re.sub(r"\bfalse\b", "0", text)
+    for rw in PTX_REWRITES:
+        repl = rw.replace.replace("{width}", str(width)) if isinstance(rw.replace, str) else rw.replace
+        text = re.sub(rw.pattern, repl, text)
     return text
 
 
-def ptx_semantics(form: str, sources: Path | None = None, errata: bool = True) -> PtxSemantics:
+def ptx_semantics(form: str, texts: Texts, errata: bool = True) -> PtxSemantics:
     """The semantics of one PTX form, prepared for evaluation (with ERRATA fixes unless errata=False)."""
-    ins, rec = find_form(form, sources)
-    code = _code_of(ins.semantics)
+    found = texts.ptx_form_text(form)
+    rec = found.form
+    code = _code_of(found.semantics)
     if not code.strip():
         raise PseudocodeSyntaxError("the manual gives no Semantics block", form)
-    classes_all = _classes(ins.syntax)
+    classes_all = _classes(found.syntax)
     chosen: dict[str, str] = {}
     for mod in rec.modifiers:
         for cname, values in classes_all.items():
@@ -169,33 +128,33 @@ def ptx_semantics(form: str, sources: Path | None = None, errata: bool = True) -
         chosen.setdefault(cname, "")       # an optional modifier the form leaves out
     if not chosen.get("type") and rec.types:
         chosen["type"] = rec.types[0]
-    if ins.name == "shf":
+    if found.instruction == "shf":
         chosen["dir"] = next((m for m in rec.modifiers if m in (".l", ".r")), "")
     ops = [o.strip().strip("[]{}") for o in rec.operands.split(",") if o.strip()]
     base = rec.types[0] if rec.types else ".b32"
     btype = type_of(base)
     types = {o: btype for o in ops}
-    if ins.name in ("mul", "mad") and ".wide" in rec.modifiers:
+    if found.instruction in ("mul", "mad") and ".wide" in rec.modifiers:
         types[ops[0]] = (btype[0], btype[1] * 2)
-        if ins.name == "mad":
+        if found.instruction == "mad":
             types[ops[3]] = (btype[0], btype[1] * 2)
-    if ins.name in ("dp4a", "dp2a"):
+    if found.instruction in ("dp4a", "dp2a"):
         signed = any(t.startswith(".s") for t in rec.types)
         for o in ("c", "d"):
             types[o] = ("i" if signed else "u", 32)
         types["a"] = types["b"] = ("b", 32)
-    for o, t in OPERAND_TYPES.get(ins.name, {}).items():
+    for o, t in OPERAND_TYPES.get(found.instruction, {}).items():
         if o in types:
             types[o] = type_of(t)
     applied = []
     fixed = code
-    for find, repl, why in ERRATA.get(ins.name, ()) if errata else ():
+    for find, repl, why in ERRATA.get(found.instruction, ()) if errata else ():
         if find in fixed:
             fixed = fixed.replace(find, repl)
             applied.append(f"{find!r} read as {repl.splitlines()[-1]!r}: {why}")
     code_p = prepare_ptx(fixed, rec.modifiers, chosen, btype[1])
-    return PtxSemantics(rec.form, ins.name, code, code_p, ops, types, rec.modifiers, chosen,
-                        ins.provenance.cite(), tuple(applied))
+    return PtxSemantics(rec.form, found.instruction, code, code_p, ops, types, rec.modifiers, chosen,
+                        found.cite, tuple(applied))
 
 
 @lru_cache(maxsize=1024)
@@ -221,8 +180,6 @@ def bind_inputs(ip: Any, sem: PtxSemantics, inputs: dict[str, Any], dom: Any) ->
             raise err
         raw = inputs[name]
         if kind == "f":
-            from gpuisa.semantics import fp
-
             if dom.symbolic:
                 raise EvalError("floating point is not lowered to bit-vectors", sem.form)
             if isinstance(raw, float):

@@ -8,21 +8,22 @@ of the first view that reads them). Machine state the text reads but the caller 
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 from lark import Token, Tree
 
+from gpuisa.semantics import ptx_builtins  # noqa: F401 - registers ReadByte, extractAndSignOrZeroExt_N
 from gpuisa.semantics.builtins import Builtins
 from gpuisa.semantics.domain_np import NumpyDomain
-from gpuisa.semantics.errors import EvalError, PseudocodeSyntaxError
-from gpuisa.semantics.extract import AMD_GRAMMAR, prepare
-from gpuisa.semantics.grammar import parse_text
+from gpuisa.semantics.errors import EvalError
 from gpuisa.semantics.interp import Interp, Resolver
+from gpuisa.semantics.parse import STYLES, parse_block
+from gpuisa.semantics.ptx import EXACT_WIDTH, PtxSemantics, bind_inputs, parse_ptx
 from gpuisa.semantics.types import TV, operand_type_of
 
-STYLES = ("headed", "table")
+__all__ = ["STYLES", "evaluate", "evaluate_ptx", "evaluate_wave", "machine_for", "operands_read", "parse_block",
+           "run_ptx"]
 
 MACHINE_DEFAULTS: dict[str, int] = {
     "EXEC": (1 << 64) - 1, "EXEC_LO": (1 << 32) - 1, "EXEC_HI": (1 << 32) - 1,
@@ -39,21 +40,6 @@ def machine_for(arch: str | None) -> dict[str, int]:
     if arch in WAVE64_ONLY:
         m["WAVE32"], m["WAVE64"] = 0, 1
     return m
-
-
-@lru_cache(maxsize=4096)
-def _parse_cached(code: str, where: str) -> Tree:
-    return parse_text(code, AMD_GRAMMAR, where)
-
-
-def parse_block(text: str, style: str = "headed", where: str = "") -> Tree:
-    """Parse one instruction's pseudocode (either notation) into a tree."""
-    if style not in STYLES:
-        raise EvalError(f"unknown pseudocode style {style!r}; use one of {', '.join(STYLES)}", where)
-    ext = prepare(text, style)
-    if not ext.code.strip():
-        raise PseudocodeSyntaxError("no pseudocode statements found", where)
-    return _parse_cached(ext.code, where)
 
 
 def operands_read(tree: Tree) -> list[str]:
@@ -184,11 +170,8 @@ def token_text(tok: Token | Tree) -> str:
     return str(tok)
 
 
-def run_ptx(sem: Any, inputs: dict[str, Any], dom: Any, lane_ids: Any = None) -> Interp:
+def run_ptx(sem: PtxSemantics, inputs: dict[str, Any], dom: Any, lane_ids: Any = None) -> Interp:
     """Run a prepared PTX form (semantics.ptx.PtxSemantics) on a domain; returns the interpreter."""
-    import gpuisa.semantics.ptx_builtins  # noqa: F401 - registers ReadByte, extractAndSignOrZeroExt_N
-    from gpuisa.semantics.ptx import EXACT_WIDTH, bind_inputs, parse_ptx
-
     tree = parse_ptx(sem.code, sem.form)
     ip = Interp(dom, builtins=Builtins(), where=sem.form, machine={}, lane_ids=lane_ids)
     ip.lit_width = EXACT_WIDTH
@@ -201,11 +184,9 @@ def run_ptx(sem: Any, inputs: dict[str, Any], dom: Any, lane_ids: Any = None) ->
     return ip
 
 
-def evaluate_ptx(form: str, inputs: dict[str, Any], *, lanes: int | None = None) -> dict[str, Any]:
-    """Evaluate a PTX form's Semantics block: evaluate_ptx("clmad.lo.u64", {"a": 3, "b": 3, "c": 0})."""
-    from gpuisa.semantics.ptx import ptx_semantics
-
-    sem = ptx_semantics(form)
+def evaluate_ptx(sem: PtxSemantics, inputs: dict[str, Any], *, lanes: int | None = None) -> dict[str, Any]:
+    """Evaluate a PTX form's Semantics block: evaluate_ptx(ptx_semantics("clmad.lo.u64", texts), {"a": 3, ...})."""
+    form = sem.form
     n = lanes or max((len(v) for v in inputs.values() if isinstance(v, np.ndarray)), default=1)
     vector = lanes is not None or any(isinstance(v, np.ndarray) for v in inputs.values())
     ip = run_ptx(sem, inputs, NumpyDomain(n))

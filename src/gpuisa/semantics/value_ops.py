@@ -225,7 +225,7 @@ class ValueOps:
         # S0.u[23:0] * S1.u[23:0] keeps its 48-bit product's low word, as the text means
         w = max(w, 32)
         if self.exact_table:
-            # older notation: `S0.u + S1.u >= 0x100000000ULL`, `(S0.u * S1.u) >> 32` mean the exact
+            # dialect rule exact-operation: `S0.u + S1.u >= 0x100000000ULL`, `(S0.u * S1.u) >> 32` mean the exact
             # value, so one operation gets twice the width (kept to the register on store)
             w = min(max(2 * w, 64), 128)
         return self.sized(a, kind, w), self.sized(b, kind, w), kind, w
@@ -238,7 +238,7 @@ class ValueOps:
         if a.kind == "lit" and b.kind == "lit" and not (op == "**" and int(b.data) < 0):
             return TV("lit", 0, _LIT_OPS[op](int(a.data), int(b.data)))
         if op == "**" and a.kind == "lit":
-            # 2 ** S1.i (older manuals' ldexp): a float power, exact in float64
+            # dialect rule float-power: 2 ** S1.i (older manuals' ldexp), exact in float64
             return self.binary("**", TV("flit", 0, float(a.data)), b, node)
         if op in ("<<", ">>"):
             if a.kind == "lit":
@@ -291,7 +291,7 @@ class ValueOps:
         if sw < w:
             return self.dom.resize(sd, sw, w, False)
         if self.dom.symbolic:
-            import z3
+            import z3  # heavy: only when lowering to bit-vectors for a proof
 
             big = z3.UGE(sd, z3.BitVecVal(w, sw))
             return z3.If(big, z3.BitVecVal(w, w), z3.Extract(w - 1, 0, sd))

@@ -67,14 +67,18 @@ RENAMES: dict[str, tuple[str, str]] = {
     "V_SUBBREV_CO_U32": ("V_SUBREV_CO_CI_U32", "same operation (reverse subtract with borrow) in vega and rdna1"),
 }
 
-_LLVM_SUFFIX = re.compile(r"_(e32|e64|sdwa|dpp8|dpp16|dpp|e64_dpp|e32_dpp|vop3|vop3p)$", re.IGNORECASE)
+# Suffixes LLVM adds to a mnemonic to force an encoding (one per mnemonic); the manuals name the
+# opcode without them. Longest first, so v_x_e64_dpp loses `_e64_dpp`, not only `_dpp`.
+LLVM_SUFFIXES: tuple[str, ...] = ("_E64_DPP", "_E32_DPP", "_DPP16", "_VOP3P", "_DPP8", "_SDWA", "_VOP3", "_DPP",
+                                  "_E32", "_E64")
 
 
 def canonical_instruction(name: str) -> str:
-    """Manual-style upper-case name from a user or LLVM spelling: v_sad_u32_e64 -> V_SAD_U32."""
+    """Manual-style upper-case name from a user or LLVM spelling: v_sad_u32_e64 -> V_SAD_U32.
+
+    The one normaliser of instruction spellings (show, eval, search, the web, LLVM's tests, the codec)."""
     key = name.strip().upper().replace("-", "_")
-    while True:
-        stripped = _LLVM_SUFFIX.sub("", key)
-        if stripped == key:
-            return key
-        key = stripped
+    for suffix in LLVM_SUFFIXES:
+        if key.endswith(suffix) and len(key) > len(suffix):
+            return key[: -len(suffix)]
+    return key

@@ -13,6 +13,7 @@ LLVM_TREE = "llvm-project-23.1.1"                # LLVM release tree (tests, doc
 LLVM_MC_TESTS = ("llvm/test/MC/AMDGPU", "llvm/test/MC/Disassembler/AMDGPU")   # inside LLVM_TREE
 PTX_EDITION = "ptx-isa-9.4"                      # the PTX ISA manual the catalog describes
 PTX_OLDER = "ptx-isa-9.1"                        # an older edition, to mark forms new since it
+PTX_SOURCE = "ptx-isa"                           # the provenance label of records read from it
 
 
 def amd_manual_rel(arch: str) -> str:
@@ -47,6 +48,14 @@ def has_ptx_manual(sources: Path) -> bool:
     return ptx_manual(sources).is_dir()
 
 
+LLVM_DOCS = "llvm/docs"                          # inside LLVM_TREE: AMDGPUUsage.rst, AMDGPU/*.rst syntax pages
+
+
 def llvm_docs(sources: Path) -> Path:
     """LLVM's AMDGPU documentation pages (AMDGPUUsage.rst, per-gfx syntax and operand pages)."""
-    return llvm_tree(sources) / "llvm" / "docs"
+    return llvm_tree(sources) / LLVM_DOCS
+
+
+def llvm_docs_rel() -> str:
+    """The docs folder as provenance cites it (relative to the sources root)."""
+    return f"{LLVM_TREE}/{LLVM_DOCS}"

@@ -22,6 +22,7 @@ from pathlib import Path
 from gpuisa.errors import SourceError
 from gpuisa.model import Provenance, Skip
 from gpuisa.model_llvm import Direction, McCorpus, McExample, McNegative, McRun
+from gpuisa.sources.amd_names import canonical_instruction
 from gpuisa.sources.layout import LLVM_MC_TESTS, llvm_mc_tests, llvm_tree
 
 SOURCE = "llvm-mc-test"
@@ -57,9 +58,6 @@ KNOWN_PROCESSORS: frozenset[str] = frozenset({
     "gfx10-1-generic", "gfx10-3-generic", "gfx11-generic", "gfx11-7-generic", "gfx12-generic",
     "gfx12-5-generic", "gfx13-generic", "generic", "generic-hsa"
 })
-
-# Suffixes LLVM adds to a mnemonic to force an encoding; the AMD manuals name the opcode without them.
-_ENCODING_SUFFIXES = ("_e64_dpp", "_e32_dpp", "_dpp16", "_dpp8", "_dpp", "_sdwa", "_e32", "_e64")
 
 _COMMENT = re.compile(r"^\s*(?://+|#+|;+)")
 _RUN = re.compile(r"^\s*(?://+|#+|;+)\s*RUN:\s?(.*)$")
@@ -102,14 +100,7 @@ def mnemonic(asm: str) -> str:
     (`v_dual_x ... :: v_dual_y ...`) it names the X half, see `mnemonics` for both.
     """
     words = asm.split(None, 1)
-    if not words:
-        return ""
-    word = words[0].lower()
-    for suffix in _ENCODING_SUFFIXES:
-        if word.endswith(suffix) and len(word) > len(suffix):
-            word = word[: -len(suffix)]
-            break
-    return word.upper()
+    return canonical_instruction(words[0]) if words else ""
 
 
 def mnemonics(asm: str) -> tuple[str, ...]:

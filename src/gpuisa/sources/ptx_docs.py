@@ -20,9 +20,10 @@ import yaml
 from gpuisa.model import Provenance, Skip
 from gpuisa.model_ptx import PtxForm, PtxInstruction, PtxManual, PtxNote, PtxRelease
 from gpuisa.sources import ptx_syntax
+from gpuisa.sources.layout import PTX_SOURCE
 from gpuisa.sources.markdown_blocks import Block, parse_blocks
 
-SOURCE = "ptx-isa"
+SOURCE = PTX_SOURCE
 
 _LABELS = {
     "Syntax": "syntax", "Description": "description", "Semantics": "semantics", "Notes": "notes",

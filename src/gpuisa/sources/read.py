@@ -7,17 +7,18 @@ The build's stage list calls these; tests and benches may too.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from gpuisa.archs import ARCHS
-from gpuisa.errors import SourceError
-from gpuisa.model import ManualData
+from gpuisa.errors import NotFoundError, SourceError
+from gpuisa.model import InstructionDoc, ManualData
 from gpuisa.model_llvm import McCorpus
-from gpuisa.model_ptx import PtxManual
-from gpuisa.sources import amd_manual, llvm_mc, ptx_docs
-from gpuisa.sources.layout import PTX_OLDER, amd_manual_rel, ptx_manual
+from gpuisa.model_ptx import PtxFormText, PtxManual
+from gpuisa.model_syntax import SyntaxDocs
+from gpuisa.sources import amd_manual, llvm_mc, llvm_syntax_docs, ptx_docs
+from gpuisa.sources.layout import PTX_OLDER, amd_manual_rel, llvm_docs, llvm_docs_rel, ptx_manual
 from gpuisa.sources.layout import amd_manual as amd_manual_path
 
 Progress = Callable[[str, int, int], None]   # (what, done, total)
@@ -79,3 +80,53 @@ def read_ptx_manual(sources: Path, jobs: int = 1, progress: Progress | None = No
         raise SourceError(str(root), "no PTX ISA manual; run `gpuisa fetch` or pass --sources")
     older = Path(sources) / PTX_OLDER
     return ptx_docs.read_manual(root, older if older.is_dir() else None)
+
+
+def read_llvm_syntax_docs(sources: Path, jobs: int = 1, progress: Progress | None = None) -> SyntaxDocs:
+    """LLVM's AMDGPU assembler syntax pages (operands and modifiers per instruction and gfx family)."""
+    return llvm_syntax_docs.read_syntax_docs(llvm_docs(sources), llvm_docs_rel())
+
+
+class ManualTexts:
+    """The manuals' text as `semantics.Texts`: pseudocode by (arch, name), PTX Semantics by form.
+
+    Over records a build has read (`ManualTexts(manuals, ptx)`), or reading a sources root on
+    demand, one manual at a time (`ManualTexts(sources=root)`: tests, benches and tools).
+    """
+
+    def __init__(self, manuals: Iterable[ManualData] = (), ptx: PtxManual | None = None,
+                 sources: Path | None = None) -> None:
+        self._amd: dict[str, dict[str, list[InstructionDoc]]] = {}
+        for data in manuals:
+            self._add(data)
+        self._ptx = ptx
+        self._sources = Path(sources) if sources is not None else None
+
+    def _add(self, data: ManualData) -> dict[str, list[InstructionDoc]]:
+        by_name = self._amd.setdefault(data.arch, {})
+        for d in data.docs:
+            by_name.setdefault(d.name.upper(), []).append(d)
+        return by_name
+
+    def instruction_docs(self, arch: str) -> dict[str, list[InstructionDoc]]:
+        """Every instruction doc of one architecture, by upper-case manual name."""
+        if arch not in self._amd:
+            if self._sources is None:
+                raise SourceError(arch, f"the {arch} manual was not read")
+            self._add(read_amd_manual(self._sources, arch))
+        return self._amd[arch]
+
+    def ptx_form_text(self, form: str) -> PtxFormText:
+        """The first form of that spelling in manual order, with its instruction's Syntax and Semantics."""
+        if self._ptx is None:
+            if self._sources is None:
+                raise SourceError("ptx", "the PTX ISA manual was not read")
+            self._ptx = read_ptx_manual(self._sources)
+        want = form.strip().lower()
+        for ins in self._ptx.instructions:
+            for f in ins.forms:
+                if f.form == want:
+                    return PtxFormText(f, ins.name, ins.syntax, ins.semantics, ins.provenance.cite())
+        head = want.split(".")[0]
+        names = sorted({f.form for i in self._ptx.instructions for f in i.forms if f.form.split(".")[0] == head})
+        raise NotFoundError("PTX form", form, names[:8])

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from gpuisa.errors import GpuisaError
 from gpuisa.model_llvm import McExample, McNegative, McResult, TargetVerdict
+from gpuisa.paths import cache_dir
 from gpuisa.sources.llvm_mc import mnemonic, mnemonics, normalize_mattr
 
 MIN_MAJOR = 22          # older llvm-mc silently ignores unknown processors (prints a warning only)
@@ -128,8 +129,6 @@ class McCache:
 
     def __init__(self, path: Path | None = None) -> None:
         if path is None:
-            from gpuisa.paths import cache_dir
-
             path = cache_dir() / "llvm-mc.sqlite"
         self.path = Path(path)
         self._db: sqlite3.Connection | None = None
