@@ -343,6 +343,7 @@ def _promotion_offset(fix: OpcodeFix, data: ManualData, examples: list[_Ex], out
         return
     source_ops = {e.name: e.opcode for e in data.opcodes if e.encoding == fix.source}
     by_name = _by_name(examples)
+    todo = []
     for i, e in enumerate(data.opcodes):
         if e.encoding != fix.target or e.name not in source_ops:
             continue
@@ -350,16 +351,19 @@ def _promotion_offset(fix: OpcodeFix, data: ManualData, examples: list[_Ex], out
         if want == e.opcode:
             continue
         agree = [ex for ex in by_name.get(e.name, []) if _matches(layout, "OP", ex.data, want)]
-        good = len(agree)
         bad = sum(_matches(layout, "OP", ex.data, e.opcode) for ex in by_name.get(e.name, []))
-        if bad > good:
-            continue
+        if bad <= len(agree):
+            todo.append((i, e, want, agree, bad))
+    total = sum(len(agree) for *_, agree, _ in todo)
+    for i, e, want, agree, bad in todo:
         data.opcodes[i] = replace(e, opcode=want)
         out.manual_opcodes[(data.arch, e.encoding, e.name)] = e.opcode
-        how = "LLVM's encodings" if good else f"the manual's rule ({fix.source} opcode + 0x{fix.offset:x})"
+        how = ("LLVM's encodings" if agree else
+               f"the manual's rule ({fix.source} opcode + 0x{fix.offset:x}), which {total} LLVM encodings of "
+               f"other promoted {fix.source} instructions on {data.arch} follow")
         out.corrections.append(Correction(fix.id, data.arch, e.encoding, e.name, f"opcode {e.opcode}", f"opcode {want}",
-                                          good, bad, how, (e.provenance, *(x.prov for x in agree[:1]),
-                                                           *_seen_sources(fix, data.arch))))
+                                          len(agree), bad, how, (e.provenance, *(x.prov for x in agree[:1]),
+                                                                 *_seen_sources(fix, data.arch))))
 
 
 def _no_promoted_form(fix: OpcodeFix, data: ManualData, examples: list[_Ex], out: Resolution) -> None:
