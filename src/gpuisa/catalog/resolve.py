@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
 from gpuisa.archs import TARGET_TO_ARCH
-from gpuisa.catalog.merge import layout_encoding, place
+from gpuisa.catalog.merge import layout_encoding
 from gpuisa.model import Encoding, Erratum, Field, ManualData, OpcodeEntry, Provenance
 from gpuisa.model_llvm import McCorpus, McExample
 from gpuisa.sources.amd_names import RENAMES, canonical_instruction
@@ -318,8 +318,6 @@ def _opcode_fix(fix: OpcodeFix, resolved: dict[str, ManualData], examples: dict[
             _no_promoted_form(fix, data, examples[arch], out)
         elif fix.kind == "promotes-to":
             _promotes_to(fix, data, examples[arch], out)
-        elif fix.kind == "follows-llvm":
-            _follows_llvm(fix, data, examples[arch], out)
 
 
 def _seen_sources(fix: OpcodeFix, arch: str) -> tuple[Provenance, ...]:
@@ -408,52 +406,6 @@ def _promotes_to(fix: OpcodeFix, data: ManualData, examples: list[_Ex], out: Res
         out.corrections.append(Correction(fix.id, data.arch, fix.target, e.name, f"{fix.source} (no SDST field)",
                                           f"{fix.target} (SDST [14:8])", good, 0, how,
                                           (e.provenance, *_seen_sources(fix, data.arch))))
-
-
-def _follows_llvm(fix: OpcodeFix, data: ManualData, examples: list[_Ex], out: Resolution) -> None:
-    """Rows whose every LLVM encoding in the row's layout carries one other opcode take it."""
-    by_name = _by_name(examples)
-    taken = {(e.encoding, e.opcode) for e in data.opcodes}
-    for i, e in enumerate(data.opcodes):
-        layout, op_field = layout_encoding(data.encodings, e.encoding)
-        if layout is None or layout.field(op_field) is None or (data.arch, e.encoding, e.name) in out.manual_opcodes:
-            continue
-        found: dict[int, list[_Ex]] = defaultdict(list)
-        others = [x for x in data.opcodes if x.name == e.name and x.encoding != e.encoding]
-        for ex in by_name.get(e.name, []):
-            if any(_fixed_only(data.encodings.get(x.encoding), ex.data) for x in others
-                   if data.encodings.get(x.encoding) is not None
-                   and _fixed_bits(data.encodings[x.encoding]) > _fixed_bits(layout)):
-                continue   # a more specific layout of the same instruction (VOP3B inside VOP3A's bits)
-            if not _fixed_only(layout, ex.data, op_field):
-                continue
-            word = int.from_bytes(ex.data[:layout.width // 8], "little")
-            found[_extract(layout.field(op_field).bits, word)].append(ex)
-        if len(found) != 1:
-            continue
-        (opcode, exs), = found.items()
-        if opcode == e.opcode or (e.encoding, opcode) in taken:
-            continue
-        data.opcodes[i] = replace(e, opcode=opcode)
-        out.manual_opcodes[(data.arch, e.encoding, e.name)] = e.opcode
-        out.corrections.append(Correction(fix.id, data.arch, e.encoding, e.name, f"opcode {e.opcode}", f"opcode {opcode}",
-                                          len(exs), 0, "LLVM's encodings", (e.provenance, exs[0].prov)))
-
-
-def _fixed_bits(enc: Encoding) -> int:
-    return sum(f.width for f in enc.fields if f.value is not None)
-
-
-def _fixed_only(enc: Encoding | None, data: bytes, op_field: str = "OP") -> bool:
-    if enc is None or len(data) < enc.width // 8:
-        return False
-    word = int.from_bytes(data[:enc.width // 8], "little")
-    mask = value = 0
-    for f in enc.fields:
-        if f.value is not None:
-            mask |= place(f.bits, (1 << f.width) - 1)
-            value |= place(f.bits, f.value)
-    return bool(mask) and word & mask == value
 
 
 def _agreeing(data: ManualData, examples: list[_Ex], out: Resolution) -> dict[str, int]:

@@ -1,6 +1,6 @@
 """The AMD manual quirk table: every place where the Markdown manuals cannot be read as printed.
 
-Two kinds of entry, one table each, every entry with its reason and the manual lines where it
+Two kinds of entry, every entry with its reason and the manual lines where it
 appears (`amd-isa-manuals/<arch>/README.md:<line>`):
 
 * MANUAL_QUIRKS: defects of the manuals or of their PDF-to-Markdown conversion that the reader
@@ -8,6 +8,10 @@ appears (`amd-isa-manuals/<arch>/README.md:<line>`):
   split at page breaks, lost headings, widened ENCODING values, layouts shared by name. The
   reader records each place it applies one (ManualData.repairs); a test checks that the places
   listed here are among them and that no manual applies a quirk this table does not list for it.
+* LAYOUT_FIXES and OPCODE_FIXES (together CORRECTIONS): facts where LLVM's encodings contradict
+  the manual (OP moved, a fixed ENCODING bit, a 128-bit format, VOP1 -> VOP3A opcodes, rows an
+  instruction does not have). The build's resolve stage (catalog/resolve.py) applies each where
+  LLVM's encodings agree with it, counts the evidence, and keeps the manual's value as an erratum.
 
 Only identifiers are quoted here (names, bit values), never the manuals' prose.
 """
@@ -240,8 +244,7 @@ class OpcodeFix:
     kind "promotion-offset": rows of `source` promoted to `target` get opcode = source opcode +
     `offset`, over what the target's opcode table prints; "no-promoted-form": the promotion rule
     does not apply to `names` (they have no VOP3 form); "promotes-to": `names` promoted from
-    `source` use the `target` encoding; "follows-llvm": any other row whose every LLVM encoding
-    gives one other opcode takes that opcode."""
+    `source` use the `target` encoding."""
 
     id: str
     archs: tuple[str, ...]
@@ -335,10 +338,6 @@ OPCODE_FIXES: tuple[OpcodeFix, ...] = (
         (Seen("vega", 3314, "VOP3B list in the next paragraph"), Seen("rdna2", 3854, "VOP3B list split over paragraphs"),
          Seen("rdna1", 3814, "V_ADDC_CO_U32 for V_ADD_CO_CI_U32")),
         source="VOP3A", target="VOP3B", names=_CARRY_OUT),
-    OpcodeFix(
-        "opcode-follows-llvm", _ALL, "follows-llvm",
-        "the manual's opcode for this instruction differs from the one in every LLVM encoding of it in "
-        "the same encoding (a table typo or a renumbering the manual missed)"),
 )
 
 CORRECTIONS: dict[str, LayoutFix | OpcodeFix] = {q.id: q for q in (*LAYOUT_FIXES, *OPCODE_FIXES)}
