@@ -444,6 +444,43 @@ def _settle(resolved: dict[str, ManualData], examples: dict[str, list[_Ex]], out
                 out.settled[key] = "unsettled: no LLVM MC test encodes this format on this arch or a sibling"
 
 
+def settle_with_llvm_mc(res: Resolution, tool=None) -> int:
+    """Ask llvm-mc about the layouts no LLVM test settled: a layout whose every row builds a word
+    llvm-mc decodes as that row's instruction is settled by llvm-mc. Returns how many it settled."""
+    from gpuisa.sources.amd_names import canonical_instruction as canon
+    from gpuisa.verify.encoding_rows import Row, check_rows
+
+    rows = []
+    open_keys = {k for k, how in res.settled.items() if how.startswith("unsettled")}
+    by_arch = {d.arch: d for d in res.manuals}
+    for arch, enc_name in sorted(open_keys):
+        data = by_arch[arch]
+        for e, opf in _rows(data, enc_name):
+            layout = data.encodings[enc_name]
+            ident = _identifier(layout, e.opcode, opf, res.row_fields.get((arch, e.encoding, e.name)))
+            word = None if ident is None else ident.to_bytes(layout.width // 8, "little")
+            free = tuple((f.name, f.bits) for f in layout.fields if f.value is None and f.name != opf)
+            rows.append(Row(arch, e.name, enc_name, word, free))
+    if not rows:
+        return 0
+    report = check_rows(rows, lambda mnemonic, name: canon(mnemonic) == name, tool=tool)
+    results: dict[tuple[str, str], list[bool]] = defaultdict(list)
+    for r in report.results:
+        results[(r.row.arch, r.row.encoding)].append(r.ok)
+    settled = 0
+    for key, oks in results.items():
+        if oks and all(oks):
+            res.settled[key] = f"{report.tool}: all {len(oks)} rows decode as their instruction (no LLVM MC test)"
+            settled += 1
+    return settled
+
+
+def _identifier(enc: Encoding, opcode: int, op_field: str, row_fields: dict[str, int] | None) -> int | None:
+    from gpuisa.catalog.merge import identifier
+
+    return identifier(enc, opcode, op_field, row_fields)
+
+
 # ------------------------------------------------------------------------------------ writing
 
 
