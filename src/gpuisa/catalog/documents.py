@@ -2,7 +2,7 @@
 
 `Catalog.show` gives an `AmdDocument` or a `PtxDocument`, `Catalog.diff` an `InstructionDiff` or an
 `ArchDiff`, `Catalog.search` a list of `SearchHit`. The CLI (`--json`), the JSON API and the pages
-all consume these types; `as_json()` is the documented JSON contract of README.md (schema version 3:
+all consume these types; `as_json()` is the documented JSON contract of README.md (schema version 4:
 keys are only ever added). Field order here is key order in the JSON.
 
 Models are pydantic (already brought by fastapi): they validate what the catalog rows hold, give the
