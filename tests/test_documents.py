@@ -1,4 +1,4 @@
-"""The README's JSON contract (schema version 3) against the typed documents of catalog/documents.py.
+"""The README's JSON contract (schema version 4) against the typed documents of catalog/documents.py.
 
 Every key the README lists exists in the type, with the nested keys it spells out in `{...}`; every key
 the type serialises is listed (keys are only ever added, so a new key needs its README line). Then the

@@ -58,21 +58,24 @@ def test_every_target_of_every_arch_has_a_verdict(catalog):
 
 
 def test_rdna1_ds_opcode_field_erratum(catalog):
-    # rdna1:5717 puts DS's OP at [24:17], GDS at [16]; LLVM's gfx10 DS tests encode OP at [25:18]
+    # rdna1:5717 puts DS's OP at [24:17], GDS at [16]; LLVM's gfx10 DS tests encode OP at [25:18].
+    # The catalog resolves the layout to LLVM's and keeps the manual's as a layout erratum.
     assert manual_line("rdna1", 5717).split("|")[2].strip() == "[24:17]"
-    arch_errata = [e for e in catalog.errata("*") if e.arch == "rdna1" and e.kind == "manual-vs-llvm-field"]
-    assert len(arch_errata) == 1 and "[25:18]" in arch_errata[0].detail
-    page = catalog.show("ds_add_u32", "rdna1").as_json()
-    assert any(e["kind"] == "manual-vs-llvm" and "[25:18]" in e["detail"] for e in page["errata"])
+    arch_errata = [e for e in catalog.errata("*") if e.arch == "rdna1" and e.kind == "manual-vs-llvm-layout"]
+    assert len(arch_errata) == 1 and "[25:18]" in arch_errata[0].detail and "[24:17]" in arch_errata[0].detail
+    enc = catalog.show("ds_add_u32", "rdna1").as_json()["encodings"][0]
+    assert any("OP [24:17]" in e["manual"] and "OP [25:18]" in e["resolved"] for e in enc["errata"])
+    assert not [e for e in catalog.errata("DS_ADD_U32") if e.arch == "rdna1" and e.kind == "manual-vs-llvm"]
 
 
 def test_cdna3_vop3_opcode_erratum_names_both_sources(catalog):
     # cdna3's VOP3A opcode table lists V_CVT_F32_FP8 at 468; LLVM's gfx942 tests encode 404 (= VOP1 84 + 0x140)
+    # (the catalog serves LLVM's 404 and keeps the manual's 468 as this erratum)
     errata = [e for e in catalog.show("v_cvt_f32_fp8", "cdna3").as_json()["errata"]
-              if e["arch"] == "cdna3" and e["kind"] == "manual-vs-llvm"]
+              if e["arch"] == "cdna3" and e["kind"] == "manual-vs-llvm-opcode"]
     assert len(errata) == 1
     assert "opcode 468" in errata[0]["detail"] and "opcode 404" in errata[0]["detail"]
-    manual_src, llvm_src = errata[0]["sources"]
+    manual_src, llvm_src = errata[0]["sources"][:2]
     assert "468" in manual_line("cdna3", manual_src["line"]) and "V_CVT_F32_FP8" in manual_line("cdna3", manual_src["line"])
     assert "v_cvt_f32_fp8" in source_line(llvm_src["file"], llvm_src["line"])
 

@@ -16,6 +16,8 @@ from pathlib import Path
 from gpuisa.catalog import merge
 from gpuisa.catalog.llvm_stage import ALL_TARGETS, LlvmReport, llvm_aliases, write_llvm
 from gpuisa.catalog.ptx_store import write_ptx
+from gpuisa.catalog.resolve import Resolution, settle_with_llvm_mc, write_resolution
+from gpuisa.catalog.resolve import resolve as resolve_encodings
 from gpuisa.catalog.write import ArchCoverage, arch_coverage, new_catalog, write_amd, write_equivalents
 from gpuisa.crossref.stage import Equivalents, compute_equivalents
 from gpuisa.model import ManualData
@@ -62,6 +64,7 @@ class Build:
     merged: dict[str, merge.MergedInstruction] = field(default_factory=dict)
     coverage: list[ArchCoverage] = field(default_factory=list)
     mappings: Equivalents | None = None
+    resolution: Resolution | None = None
     llvm_report: LlvmReport | None = None
 
     def step(self, what: str, done: int, total: int = 1) -> None:
@@ -104,9 +107,20 @@ def verify(b: Build) -> None:
 
 
 def resolve(b: Build) -> None:
-    """Merge the manuals into one record per instruction (LLVM's renames as aliases); count coverage."""
+    """Resolve layouts and opcodes against LLVM's bytes (the corrections of sources/amd_quirks.py, each
+    with its evidence), then merge the manuals into one record per instruction (LLVM's renames as
+    aliases); count coverage."""
     aliases = llvm_aliases(b.corpus) if b.corpus is not None else {}
-    b.merged = merge.merge(b.manuals, aliases)
+    b.step("resolve encodings", 0)
+    b.resolution = resolve_encodings(b.manuals, b.corpus, aliases)
+    b.manuals = b.resolution.manuals
+    if b.verify:
+        try:
+            settle_with_llvm_mc(b.resolution, find_llvm_mc())
+        except LlvmMcMissing as exc:
+            b.notes.append(f"layouts without LLVM tests not checked with llvm-mc: {exc}")
+    b.step("resolve encodings", 1)
+    b.merged = merge.merge(b.manuals, aliases, b.resolution.row_fields)
     b.coverage = [arch_coverage(d, b.merged) for d in b.manuals]
 
 
@@ -127,6 +141,8 @@ def write(b: Build) -> None:
     """One SQLite file, written beside the target and renamed into place when complete."""
     with new_catalog(b.target) as conn:
         write_amd(conn, b.manuals, b.merged, b.coverage, b.sources)
+        if b.resolution is not None:
+            write_resolution(conn, b.resolution, merge.key_index(b.merged))
         if b.ptx is not None:
             write_ptx(conn, b.ptx, b.ptx_verification)
         if b.corpus is not None:

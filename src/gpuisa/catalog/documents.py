@@ -2,7 +2,7 @@
 
 `Catalog.show` gives an `AmdDocument` or a `PtxDocument`, `Catalog.diff` an `InstructionDiff` or an
 `ArchDiff`, `Catalog.search` a list of `SearchHit`. The CLI (`--json`), the JSON API and the pages
-all consume these types; `as_json()` is the documented JSON contract of README.md (schema version 3:
+all consume these types; `as_json()` is the documented JSON contract of README.md (schema version 4:
 keys are only ever added). Field order here is key order in the JSON.
 
 Models are pydantic (already brought by fastapi): they validate what the catalog rows hold, give the
@@ -85,8 +85,29 @@ class EncodingField(Document):
     spelling: str
 
 
+class Correction(Document):
+    """Where LLVM's encodings corrected the manual (an entry of the AMD quirk table applied at build):
+    the manual's value beside the resolved one, with the count of LLVM encodings agreeing with each."""
+
+    quirk: str
+    arch: str
+    encoding: str
+    name: str                      # instruction, or "*" for the layout
+    manual: str
+    resolved: str
+    evidence: int
+    against: int
+    settled_by: str
+    detail: str
+    manual_opcode: int | None = None
+    sources: list[Provenance] = []
+
+
 class EncodingDoc(Document):
-    """One encoding of the instruction in the document's arch; `identifier` is fixed bits + opcode in hex."""
+    """One encoding of the instruction in the document's arch; `identifier` is fixed bits + opcode in hex.
+
+    The layout and opcode are the resolved ones; `errata` keeps the manual's values where LLVM's
+    encodings corrected them, `manual_opcode` the manual's opcode, `settled` what settled the layout."""
 
     encoding: str
     width: int | None
@@ -95,6 +116,9 @@ class EncodingDoc(Document):
     identifier: str | None
     fields: list[EncodingField]
     provenance: Provenance
+    errata: list[Correction] = []
+    manual_opcode: int | None = None
+    settled: str = ""
 
 
 class Operand(Document):

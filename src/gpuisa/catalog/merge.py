@@ -51,15 +51,19 @@ def layout_encoding(arch_encodings: dict[str, Encoding], opcode_encoding: str) -
     return None, "OP"
 
 
-def identifier(enc: Encoding, opcode: int, op_field: str = "OP") -> int | None:
-    """The instruction word identifier: fixed bits plus the opcode placed in its field."""
+def identifier(enc: Encoding, opcode: int, op_field: str = "OP", row_fields: dict[str, int] | None = None) -> int | None:
+    """The instruction word identifier: fixed bits plus the opcode placed in its field (and the
+    fields one instruction fixes for itself, e.g. VOP3PX2's scale opcode)."""
     op = enc.field(op_field)
-    if op is None:
+    if op is None and opcode != 0:
         return None
     value = 0
     for f in enc.fields:
-        if f.value is not None:
-            value |= place(f.bits, f.value)
+        v = (row_fields or {}).get(f.name, f.value)
+        if v is not None:
+            value |= place(f.bits, v)
+    if op is None:
+        return value or None            # a format with a single instruction (EXP): its fixed bits
     if opcode >= (1 << op.width):
         return None
     return value | place(op.bits, opcode)
@@ -118,9 +122,11 @@ def accepted_renames(manuals: list[ManualData], candidates: dict[str, tuple[str,
     return renames
 
 
-def merge(manuals: list[ManualData], candidates: dict[str, tuple[str, str]] | None = None) -> dict[str, MergedInstruction]:
+def merge(manuals: list[ManualData], candidates: dict[str, tuple[str, str]] | None = None,
+          row_fields: dict[tuple[str, str, str], dict[str, int]] | None = None) -> dict[str, MergedInstruction]:
     """One MergedInstruction per identity; renames (curated, or candidates that pass
-    accepted_renames) fold old names into the newest one, keeping the evidence per alias."""
+    accepted_renames) fold old names into the newest one, keeping the evidence per alias.
+    `row_fields`: (arch, encoding, name) -> fields that row fixes itself (catalog.resolve)."""
     renames = accepted_renames(manuals, candidates or {})
     merged: dict[str, MergedInstruction] = {}
     for data in manuals:
@@ -141,7 +147,8 @@ def merge(manuals: list[ManualData], candidates: dict[str, tuple[str, str]] | No
                 mi.aliases[name] = renames[name][1]
             entry = ArchEntry(data.arch, name, doc=docs.get(name))
             for e in sorted(by_name.get(name, []), key=lambda e: (_primary_rank(e.encoding), e.encoding)):
-                entry.encodings.append(_encoding_row(data, e.encoding, e.opcode, e.provenance))
+                entry.encodings.append(_encoding_row(data, e.encoding, e.opcode, e.provenance,
+                                                     (row_fields or {}).get((data.arch, e.encoding, e.name))))
             if not entry.encodings and entry.doc is not None and entry.doc.opcode is not None:
                 enc = _section_encoding(entry.doc.section, data)
                 if enc:
@@ -167,9 +174,10 @@ def _section_encoding(section: str, data: ManualData) -> str | None:
     return first if first in data.encodings else None
 
 
-def _encoding_row(data: ManualData, enc_name: str, opcode: int, prov: Provenance) -> dict:
+def _encoding_row(data: ManualData, enc_name: str, opcode: int, prov: Provenance,
+                  row_fields: dict[str, int] | None = None) -> dict:
     layout, op_field = layout_encoding(data.encodings, enc_name)
-    ident = identifier(layout, opcode, op_field) if layout else None
+    ident = identifier(layout, opcode, op_field, row_fields) if layout else None
     return {"encoding": enc_name, "opcode": opcode, "identifier": ident, "op_field": op_field,
             "layout": layout.name if layout else None, "provenance": prov}
 

@@ -230,6 +230,7 @@ class Catalog:
                 "SELECT encoding, layout, op_field, opcode, identifier, provenance FROM instr_enc"
                 " WHERE name=? AND arch=? ORDER BY rank", (key, arch)):
             enc = self.encoding(arch, layout) if layout else None
+            fixes = self.corrections(arch, layout or enc_name, key) if layout else []
             out.append({
                 "encoding": enc_name,
                 "width": enc.width if enc else None,
@@ -239,6 +240,12 @@ class Catalog:
                 "fields": [{"name": f.name, "bits": [list(b) for b in f.bits], "value": f.value,
                             "spelling": f.spelling} for f in enc.fields] if enc else [],
                 "provenance": json.loads(prov),
+                # evidence over the manual: what LLVM's encodings corrected, and what settled the layout
+                "errata": [c for c in fixes if c["name"] == "*" or c["encoding"] == enc_name],
+                "manual_opcode": next((c["manual_opcode"] for c in fixes
+                                       if c["name"] != "*" and c["encoding"] == enc_name and c["manual_opcode"] is not None),
+                                      None),
+                "settled": self.layout_settled(arch, layout) if layout else "",
             })
         return out
 
@@ -400,3 +407,69 @@ class Catalog:
                 " WHERE a.arch=? ORDER BY i.grp, a.section, i.name", (key,)):
             groups.setdefault(grp, []).append({"name": name.lower(), "summary": summary, "section": section})
         return groups
+
+    # ------------------------------------------------------------------ resolved encodings (codec API)
+
+    def opcode_rows(self, arch: str | None = None) -> list[dict]:
+        """Every (arch, encoding, instruction) row with its resolved opcode and layout.
+
+        name (catalog key), arch, encoding (as in the opcode table: 'VOP3A', 'VOPD X'), layout (the
+        encoding whose fields apply), op_field ('OP', 'OPX', 'OPY'), opcode, identifier (the layout's
+        fixed bits with the opcode in its field, an int; None when the opcode does not fit), width
+        (bits of the whole instruction word, extra dwords included)."""
+        sql = ("SELECT e.name, e.arch, e.encoding, e.layout, e.op_field, e.opcode, e.identifier, n.width"
+               " FROM instr_enc e LEFT JOIN encodings n ON n.arch=e.arch AND n.name=e.layout")
+        params: tuple = ()
+        if arch is not None:
+            sql += " WHERE e.arch=?"
+            params = (resolve_arch(arch).key,)
+        return [{"name": n, "arch": a, "encoding": enc, "layout": lay, "op_field": opf, "opcode": op,
+                 "identifier": None if ident is None else int(ident), "width": width}
+                for n, a, enc, lay, opf, op, ident, width in self.conn.execute(sql + " ORDER BY e.arch, e.name, e.rank",
+                                                                               params)]
+
+    def corrections(self, arch: str | None = None, encoding: str | None = None, name: str | None = None) -> list[dict]:
+        """Corrections of the manual by LLVM's evidence (quirk-table entries applied at build): per
+        layout (name '*') and per instruction row, with the manual's value, the resolved one and the
+        evidence counts. Filters: arch, encoding (layout), name (catalog key; also returns '*' rows)."""
+        sql = ("SELECT quirk, arch, encoding, name, manual, resolved, evidence, against, settled, detail, sources"
+               " FROM corrections WHERE 1=1")
+        params: list = []
+        for col, val in (("arch", arch), ("encoding", encoding)):
+            if val is not None:
+                sql += f" AND {col}=?"
+                params.append(val)
+        if name is not None:
+            sql += " AND (name=? OR name='*')"
+            params.append(name)
+        out = []
+        for q, a, e, n, man, res, ev, ag, how, detail, src in self.conn.execute(sql + " ORDER BY arch, encoding, name",
+                                                                               params):
+            m = re.fullmatch(r"opcode (\d+)", man)
+            out.append({"quirk": q, "arch": a, "encoding": e, "name": n.lower() if n != "*" else n, "manual": man,
+                        "resolved": res, "evidence": ev, "against": ag, "settled_by": how, "detail": detail,
+                        "manual_opcode": int(m.group(1)) if m else None, "sources": json.loads(src)})
+        return out
+
+    def layout_settled(self, arch: str, encoding: str) -> str:
+        """What settled an (arch, encoding) layout: LLVM's tests, a sibling arch, or 'unsettled: ...'."""
+        row = self.conn.execute("SELECT settled FROM layout_status WHERE arch=? AND encoding=?", (arch, encoding)).fetchone()
+        return row[0] if row else ""
+
+    def layouts(self, arch: str) -> dict[str, Encoding]:
+        """Every resolved encoding layout of one arch, by encoding name."""
+        key = resolve_arch(arch).key
+        return {name: enc for (name,) in self.conn.execute("SELECT name FROM encodings WHERE arch=?", (key,))
+                if (enc := self.encoding(key, name)) is not None}
+
+    def key_of(self, spelling: str) -> str | None:
+        """Catalog key of an AMD spelling (LLVM mnemonic, old name), or None; no PTX lookup."""
+        key = canonical_instruction(spelling)
+        if self.conn.execute("SELECT 1 FROM instructions WHERE name=?", (key,)).fetchone():
+            return key
+        row = self.conn.execute("SELECT name FROM aliases WHERE alias=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def llvm_supported(self) -> set[tuple[str, str]]:
+        """(catalog key, arch) pairs LLVM supports on at least one of the arch's targets (tests or llvm-mc)."""
+        return {(n, a) for n, a in self.conn.execute("SELECT DISTINCT name, arch FROM targets WHERE verdict='supported'")}

@@ -1,6 +1,6 @@
 """SQLite schema of the catalog. Bump SCHEMA_VERSION on any change; readers refuse other versions."""
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 SCHEMA = """
 PRAGMA journal_mode=OFF;
@@ -42,6 +42,14 @@ CREATE TABLE targets(
 CREATE TABLE agreement(
   arch TEXT NOT NULL, encoding TEXT NOT NULL, checked INTEGER NOT NULL, agree INTEGER NOT NULL,
   examples_checked INTEGER NOT NULL, examples_agree INTEGER NOT NULL, PRIMARY KEY(arch, encoding));
+CREATE TABLE layout_status(
+  arch TEXT NOT NULL, encoding TEXT NOT NULL, settled TEXT NOT NULL, manual_width INTEGER, manual_fields TEXT,
+  PRIMARY KEY(arch, encoding));
+CREATE TABLE corrections(
+  quirk TEXT NOT NULL, arch TEXT NOT NULL, encoding TEXT NOT NULL, name TEXT NOT NULL, manual TEXT NOT NULL,
+  resolved TEXT NOT NULL, evidence INTEGER NOT NULL, against INTEGER NOT NULL, settled TEXT NOT NULL,
+  detail TEXT NOT NULL, sources TEXT NOT NULL);
+CREATE INDEX corrections_at ON corrections(arch, encoding, name);
 CREATE TABLE equivalents(name TEXT NOT NULL, vendor TEXT NOT NULL, mappings TEXT NOT NULL,
   PRIMARY KEY(name, vendor));
 CREATE VIRTUAL TABLE search_fts USING fts5(

@@ -25,7 +25,7 @@ from pathlib import Path
 from gpuisa.errors import SourceError
 from gpuisa.model import Encoding, Erratum, Field, InstructionDoc, ManualData, OpcodeEntry, Provenance, Repair, Skip
 from gpuisa.sources.amd_names import canonical_encoding, canonical_field
-from gpuisa.sources.amd_quirks import MANUAL_QUIRKS
+from gpuisa.sources.amd_quirks import FUNCTION_SECTION_FORMATS, MANUAL_QUIRKS
 from gpuisa.sources.markdown_blocks import Block, parse_blocks
 
 SOURCE = "amd-manual"
@@ -45,6 +45,8 @@ _VOP3B_LIST = MANUAL_QUIRKS["vop3b-only-for"].pattern
 _TEMPLATE_PLACEHOLDER = MANUAL_QUIRKS["compare-templates"].pattern
 _SEG_VALUE = MANUAL_QUIRKS["segment-shares-flat-layout"].pattern
 _NAMED_VALUE = MANUAL_QUIRKS["combined-flat-table"].pattern
+_EXPORT_SECTION = MANUAL_QUIRKS["export-without-heading"].pattern
+_FUNCTION_SECTION = MANUAL_QUIRKS["section-named-by-function"].pattern
 
 
 @dataclass(slots=True)
@@ -78,8 +80,9 @@ def read_manual(path: Path, arch: str, rel: str | None = None) -> ManualData:
     if instr is None:
         raise SourceError(rel, "no 'Instructions' chapter found (truncated manual?)")
     _read_microcode(blocks[micro[0]:micro[1]], data)
-    _read_instructions(blocks[instr[0]:instr[1]], data)
+    sections = _read_instructions(blocks[instr[0]:instr[1]], data)
     _check_template_docs(data)
+    _add_section_rows(data, sections)
     _apply_vop3_rules(blocks[instr[0]:instr[1]], data)
     _derive_shared_layouts(data)
     return data
@@ -137,7 +140,7 @@ def _read_microcode(blocks: list[Block], data: ManualData) -> None:
     first_line: dict[str, int] = {}
     spelling: dict[str, str] = {}
     opcode_tables: dict[str, int] = {}
-    for i, b in enumerate(_split_embedded_tables(blocks, data)):
+    for i, b in enumerate(_split_embedded_tables(_unwrap_lazy_tables(blocks, data), data)):
         if b.kind == "heading":
             m = _NUMBERED.match(b.text)
             if m:
@@ -161,6 +164,12 @@ def _read_microcode(blocks: list[Block], data: ManualData) -> None:
             continue
         header = [h.lower() for h in b.header]
         recent_caption = ctx.caption if (ctx.caption and i - ctx.caption_index <= 3) else None
+        if recent_caption and recent_caption[1] == "Opcodes" and _is_headerless_opcode_table(b.header):
+            # the table's first row (an opcode and a name) was taken for its header
+            _repair(data, "opcode-table-without-header", b.line, recent_caption[0])
+            b = Block("table", b.line, header=["Opcode #", "Name"] * (len(b.header) // 2),
+                      rows=[b.header, *b.rows], row_lines=[b.line, *b.row_lines])
+            header = [h.lower() for h in b.header]
         if _is_field_table(header):
             enc = recent_caption[0] if recent_caption and recent_caption[1] == "Fields" else current_enc
             if enc is None:
@@ -196,6 +205,23 @@ def _is_header_row(row: list[str]) -> bool:
     return len(low) >= 2 and (("opcode" in low[0] and "name" in low[1]) or ("field" in low[0] and "bits" in low[1])
                               or (low[0] == "instruction" and "description" in low[1])
                               or ("compare operation" in low[0]))
+
+
+def _unwrap_lazy_tables(blocks: list[Block], data: ManualData) -> list[Block]:
+    """Tables that a list item's paragraph swallowed (no blank line after the list) become blocks again."""
+    out: list[Block] = []
+    for b in blocks:
+        lines = b.text.split("\n") if b.kind == "text" else []
+        k = next((k for k, t in enumerate(lines) if t.lstrip().startswith("|") and k > 0), None)
+        if k is None or not _caption(lines[k - 1]):
+            out.append(b)
+            continue
+        _repair(data, "table-inside-list-item", b.line + k - 1, lines[k - 1].strip())
+        out.append(Block("text", b.line, "\n".join(lines[:k - 1])))
+        for inner in parse_blocks("\n".join(lines[k - 1:]) + "\n"):
+            out.append(Block(inner.kind, b.line + k - 2 + inner.line, inner.text, inner.level, inner.header,
+                             inner.rows, [b.line + k - 2 + ln for ln in inner.row_lines]))
+    return out
 
 
 def _split_embedded_tables(blocks: list[Block], data: ManualData) -> list[Block]:
@@ -235,6 +261,12 @@ def _strip_fields_suffix(enc: str) -> str:
 
 def _is_field_table(header: list[str]) -> bool:
     return len(header) >= 2 and "field" in header[0] and any("bits" in h for h in header[1:3])
+
+
+def _is_headerless_opcode_table(header: list[str]) -> bool:
+    cells = [c.strip().replace("\\", "") for c in header]
+    return len(cells) >= 2 and len(cells) % 2 == 0 and all(
+        (c.isdigit() if k % 2 == 0 else bool(_INSTR_NAME.match(c))) for k, c in enumerate(cells) if c)
 
 
 def _is_opcode_table(header: list[str]) -> bool:
@@ -370,7 +402,10 @@ def _read_opcode_rows(b: Block, enc: str, data: ManualData, section: str) -> Non
 # ---------------------------------------------------------------- instructions chapter
 
 
-def _read_instructions(blocks: list[Block], data: ManualData) -> None:
+def _read_instructions(blocks: list[Block], data: ManualData) -> dict[str, tuple[int, str]]:
+    """Read the instructions chapter into data.docs; return each section's heading line and first
+    paragraph, by title (for sections without per-instruction headings, see _add_section_rows)."""
+    sections: dict[str, tuple[int, str]] = {}
     section = ""
     compare_ops: Block | None = None
     lost: list[tuple[InstructionDoc, _Segment, int]] = []
@@ -382,6 +417,8 @@ def _read_instructions(blocks: list[Block], data: ManualData) -> None:
             m = _NUMBERED.match(b.text)
             if m:
                 section = m.group(2).replace("\\", "")
+                nxt = blocks[i + 1] if i + 1 < n else None
+                sections.setdefault(section, (b.line, nxt.text.strip() if nxt is not None and nxt.kind == "text" else ""))
                 i += 1
                 continue
             hm = _INSTR_HEADING.match(_clean_heading(b.text))
@@ -396,6 +433,30 @@ def _read_instructions(blocks: list[Block], data: ManualData) -> None:
             _expand_compare_templates(b, compare_ops, section, data)
         i += 1
     _name_lost_headings(data, lost)
+    return sections
+
+
+def _add_section_rows(data: ManualData, sections: dict[str, tuple[int, str]]) -> None:
+    """Rows the opcode tables lack: the export instruction (only a section paragraph) and the
+    instructions of a section named by function (LDS parameter/direct loads), see amd_quirks."""
+    tabled = {e.name for e in data.opcodes}
+    for section, (line, text) in sections.items():
+        if not _EXPORT_SECTION.match(section):
+            continue
+        enc = "VEXPORT" if "VEXPORT" in data.encodings else "EXP" if "EXP" in data.encodings else None
+        name = "EXPORT" if enc == "VEXPORT" else "EXP"
+        if enc is None or name in tabled:
+            continue
+        prov = _prov(data, line, f"{section}; the format's single opcode (no heading in the manual)")
+        data.docs.append(InstructionDoc(data.arch, name, section, 0, text, "", "", "headed", prov))
+        data.opcodes.append(OpcodeEntry(data.arch, enc, 0, name, prov))
+        _repair(data, "export-without-heading", line, f"{name} in {enc}")
+    fmt = next((f for f in FUNCTION_SECTION_FORMATS if f in data.encodings), None)
+    for d in list(data.docs):
+        if fmt and _FUNCTION_SECTION.match(d.section) and d.opcode is not None and d.name not in tabled:
+            data.opcodes.append(OpcodeEntry(data.arch, fmt, d.opcode, d.name, d.provenance))
+            tabled.add(d.name)
+            _repair(data, "section-named-by-function", sections[d.section][0], f"{d.name} in {fmt}")
 
 
 def _check_template_docs(data: ManualData) -> None:

@@ -65,6 +65,8 @@ RENAMES: dict[str, tuple[str, str]] = {
                       "LLVM accepts v_addc_co_u32 as an alias of v_add_co_ci_u32 on gfx10+"),
     "V_SUBB_CO_U32": ("V_SUB_CO_CI_U32", "same operation (subtract with borrow) in vega and rdna1 manuals"),
     "V_SUBBREV_CO_U32": ("V_SUBREV_CO_CI_U32", "same operation (reverse subtract with borrow) in vega and rdna1"),
+    "EXP": ("EXPORT", "the single export instruction: format EXP up to rdna3.5, VEXPORT in rdna4; LLVM prints "
+            "exp up to gfx11 and export on gfx12"),
 }
 
 # Suffixes LLVM adds to a mnemonic to force an encoding (one per mnemonic); the manuals name the

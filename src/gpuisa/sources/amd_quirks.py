@@ -1,6 +1,6 @@
 """The AMD manual quirk table: every place where the Markdown manuals cannot be read as printed.
 
-Two kinds of entry, one table each, every entry with its reason and the manual lines where it
+Two kinds of entry, every entry with its reason and the manual lines where it
 appears (`amd-isa-manuals/<arch>/README.md:<line>`):
 
 * MANUAL_QUIRKS: defects of the manuals or of their PDF-to-Markdown conversion that the reader
@@ -8,6 +8,10 @@ appears (`amd-isa-manuals/<arch>/README.md:<line>`):
   split at page breaks, lost headings, widened ENCODING values, layouts shared by name. The
   reader records each place it applies one (ManualData.repairs); a test checks that the places
   listed here are among them and that no manual applies a quirk this table does not list for it.
+* LAYOUT_FIXES and OPCODE_FIXES (together CORRECTIONS): facts where LLVM's encodings contradict
+  the manual (OP moved, a fixed ENCODING bit, a 128-bit format, VOP1 -> VOP3A opcodes, rows an
+  instruction does not have). The build's resolve stage (catalog/resolve.py) applies each where
+  LLVM's encodings agree with it, counts the evidence, and keeps the manual's value as an erratum.
 
 Only identifiers are quoted here (names, bit values), never the manuals' prose.
 """
@@ -108,8 +112,8 @@ _QUIRKS: tuple[ManualQuirk, ...] = (
             ("vega", 2874, "VOP2 + 0x100"), ("vega7", 2193, "VOP2 + 0x100"), ("cdna1", 3084, "VOP2 + 0x100"),
             ("rdna1", 3299, "VOP2 + 0x100"), ("rdna2", 3329, "VOP2 + 0x100"), ("cdna2", 3080, "VOP2 + 0x100"),
             ("rdna3", 9330, "VOP2 + 0x100"), ("cdna3", 6646, "VOP2 + 0x100"),
-            ("rdna3.5", 11169, "VOP2 + 0x180 (in the VOP1 section)"),
-            ("rdna4", 11050, "VOP2 + 0x100"), ("cdna4", 6987, "VOP2 + 0x100"), ("cdna5", 12200, "VOP2 + 0x100"))),
+            ("rdna3.5", 11169, "VOP2 + 0x180 (in the VOP1 section)"), ("rdna4", 11050, "VOP2 + 0x100"),
+            ("cdna4", 6987, "VOP2 + 0x100"), ("cdna5", 12200, "VOP2 + 0x100"))),
         re.compile(r"may also be encoded as (VOP3[AB]?)\b.*?opcode is:\s*([A-Z0-9]+) opcode\s*\+\s*0x([0-9A-Fa-f]+)",
                    re.DOTALL)),
     ManualQuirk(
@@ -153,7 +157,187 @@ _QUIRKS: tuple[ManualQuirk, ...] = (
         "encoding and is dropped",
         (Seen("rdna4", 6831, "FLAT, GLOBAL and SCRATCH"), Seen("cdna5", 7218, "FLAT, GLOBAL and SCRATCH")),
         re.compile(r"(Flat|Global|Scratch)\s*=\s*'b([01_]+)", re.IGNORECASE)),
+
+    ManualQuirk(
+        "table-inside-list-item",
+        "a field table follows a bulleted list without a blank line, so Markdown reads its caption and "
+        "rows as the last list item's text",
+        "a paragraph holding a table caption followed by '|' rows is parsed again as caption and table",
+        (Seen("vega7", 4273, "VOP3B Fields"),)),
+    ManualQuirk(
+        "opcode-table-without-header",
+        "an opcode table has no 'Opcode | Name' header row, so its first row (an opcode and a name) is "
+        "read as the header and the table is not recognised",
+        "a captioned Opcodes table whose header cells alternate number and instruction name is read with "
+        "that row as data",
+        (Seen("rdna3", 5593, "VOPD X"), Seen("rdna3.5", 5640, "VOPD X"), Seen("rdna4", 6406, "VOPD X"))),
+    ManualQuirk(
+        "export-without-heading",
+        "the export instruction has no heading of its own: its section ('EXPORT Instructions') holds only a "
+        "paragraph, and the microcode chapter says the format has a single opcode",
+        "the section's paragraph becomes the description of EXP (EXPORT where the format is VEXPORT), "
+        "with opcode 0 in that format",
+        tuple(Seen(a, line, f"{what} Instructions") for a, line, what in (
+            ("vega", 3918, "EXPORT"), ("vega7", 3144, "EXPORT"), ("rdna1", 4556, "EXPORT"), ("rdna2", 4604, "EXPORT"),
+            ("rdna3", 22276, "EXPORT"), ("rdna3.5", 23200, "EXPORT"), ("rdna4", 25514, "VEXPORT"))),
+        re.compile(r"^(V?EXPORT) Instructions$")),
+    ManualQuirk(
+        "section-named-by-function",
+        "the LDS parameter/direct loads sit in a section named for what they do, not for their format "
+        "(LDSDIR, VDSDIR), and have no opcode table",
+        "instructions of that section get rows in the format the microcode chapter defines for it, with "
+        "the opcode of their heading",
+        (Seen("rdna3", 19340, "Parameter and Direct Load from LDS"), Seen("rdna3.5", 20153, "Parameter and Direct Load from LDS"),
+         Seen("rdna4", 21911, "Parameter and Direct Load from LDS")),
+        re.compile(r"^Parameter and Direct Load from LDS Instructions$")),
 )
+
+# formats a function-named instruction section (section-named-by-function) may use, in order of preference
+FUNCTION_SECTION_FORMATS: tuple[str, ...] = ("LDSDIR", "VDSDIR")
 
 MANUAL_QUIRKS: dict[str, ManualQuirk] = {q.id: q for q in _QUIRKS}
 ARCHS: tuple[str, ...] = _ALL
+
+
+# ---------------------------------------------------------------------------------------------
+# Corrections: where LLVM's bytes disagree with the manual, the resolved fact follows LLVM.
+#
+# Each entry states the corrected fact and why; the build's resolution stage (catalog/resolve.py)
+# applies it only where the manual still prints the old value, counts the LLVM MC-test encodings
+# that agree with the correction and with the manual, and keeps the manual's value beside the
+# resolved one as an erratum with those counts. An arch without tests for the encoding is
+# settled by a sibling arch that prints the same manual layout (or stays marked unsettled).
+
+
+@dataclass(frozen=True, slots=True)
+class FieldAt:
+    """A field where LLVM puts it: name, bit ranges (MSB first), fixed value if any.
+
+    `asm` names the operand in LLVM's printed assembly whose value the field holds ("offset:",
+    "gds"), so the field's position is checked against LLVM's bytes too."""
+
+    name: str
+    bits: tuple[tuple[int, int], ...]
+    value: int | None = None
+    asm: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutFix:
+    """A correction of an encoding's layout on some archs (fields moved, added, fixed; width)."""
+
+    id: str
+    archs: tuple[str, ...]
+    encodings: tuple[str, ...]
+    reason: str
+    seen: tuple[Seen, ...]                       # the manual lines printing what is corrected
+    fields: tuple[FieldAt, ...] = ()             # replace the field of that name, or add it
+    remove: tuple[str, ...] = ()                 # fields that are not in the real layout
+    width: int | None = None                     # bits of the whole instruction, extra dwords included
+    row_fields: tuple[tuple[str, str, int], ...] = ()   # (name prefix, field, value): per-instruction fixed bits
+
+
+@dataclass(frozen=True, slots=True)
+class OpcodeFix:
+    """A correction of opcode rows on some archs.
+
+    kind "promotion-offset": rows of `source` promoted to `target` get opcode = source opcode +
+    `offset`, over what the target's opcode table prints; "no-promoted-form": the promotion rule
+    does not apply to `names` (they have no VOP3 form); "promotes-to": `names` promoted from
+    `source` use the `target` encoding."""
+
+    id: str
+    archs: tuple[str, ...]
+    kind: str
+    reason: str
+    seen: tuple[Seen, ...] = ()
+    source: str = ""
+    target: str = ""
+    offset: int = 0
+    names: tuple[str, ...] = ()
+
+
+LAYOUT_FIXES: tuple[LayoutFix, ...] = (
+    LayoutFix(
+        "flat-op-21-14", ("rdna4", "cdna5"), ("VFLAT", "VGLOBAL", "VSCRATCH"),
+        "the FLAT, GLOBAL and SCRATCH field table prints OP at [20:13] and no offset field; LLVM's "
+        "encodings carry the opcode at [21:14] and a 24-bit signed immediate offset at [95:72]",
+        (Seen("rdna4", 6834, "OP [20:13]"), Seen("cdna5", 7222, "OP [20:13]")),
+        fields=(FieldAt("OP", ((21, 14),)), FieldAt("IOFFSET", ((95, 72),), asm="offset:"))),
+    LayoutFix(
+        "ds-op-25-18", ("rdna1", "rdna2"), ("DS",),
+        "the DS field table prints GDS at [16] and OP at [24:17]; LLVM's encodings carry the opcode "
+        "at [25:18] and GDS at [17] (as GCN5 and RDNA3 do)",
+        (Seen("rdna1", 5717, "OP [24:17]"), Seen("rdna2", 5772, "OP [24:17]")),
+        fields=(FieldAt("OP", ((25, 18),)), FieldAt("GDS", ((17, 17),), asm="gds"))),
+    LayoutFix(
+        "vop3p-encoding-9-bits", ("vega", "vega7", "cdna1"), ("VOP3P",),
+        "the VOP3P field table prints ENCODING [31:24] = 'b11010011 and leaves bit 23 unassigned; "
+        "LLVM's encodings have [31:23] = 'b110100111 (0x1A7), as the CDNA2+ manuals print",
+        (Seen("vega", 5211, "ENCODING [31:24]"), Seen("vega7", 4305, "ENCODING [31:24]"),
+         Seen("cdna1", 5707, "ENCODING [31:24]")),
+        fields=(FieldAt("ENCODING", ((31, 23),), 0b110100111),)),
+    LayoutFix(
+        "sop2-encoding", ("cdna2",), ("SOP2",),
+        "the SOP2 field table has no ENCODING row; LLVM's encodings have [31:30] = 'b10 as every other "
+        "manual prints",
+        (Seen("cdna2", 4500, "OP [29:23], no ENCODING"),),
+        fields=(FieldAt("ENCODING", ((31, 30),), 0b10),)),
+    LayoutFix(
+        "vop2-bit-31", ("rdna2",), ("VOP2",),
+        "the VOP2 ENCODING row [31] gives its value only as a bare '0' the reader cannot tell from text; "
+        "LLVM's encodings have bit 31 clear",
+        (Seen("rdna2", 5186, "ENCODING [31]"),),
+        fields=(FieldAt("ENCODING", ((31, 31),), 0),)),
+    LayoutFix(
+        "vop3px2-128-bits", ("cdna5",), ("VOP3PX2",),
+        "the VOP3PX2 format is two tables, bits [63:0] (load scale) and [127:64] (WMMA), but the second "
+        "table numbers its bits from 0 and the format is read as one 64-bit layout with overlapping "
+        "fields; LLVM's encodings are 128 bits: 'b11001100_0011 at [31:20], the scale opcode at [19:16], "
+        "the WMMA opcode at [87:80] and 'b11001100 at [95:88]",
+        (Seen("cdna5", 6824, "ENCODING [31:20]"),),
+        fields=(FieldAt("ENCODING", ((31, 20),), 0b110011000011), FieldAt("SCLOP", ((19, 16),)),
+                FieldAt("VDST", ((71, 64),)), FieldAt("NEG_HI", ((74, 72),)), FieldAt("OPSEL", ((77, 75),)),
+                FieldAt("OPSEL_HI2", ((78, 78),)), FieldAt("CLAMP", ((79, 79),)), FieldAt("OP", ((87, 80),)),
+                FieldAt("ENCODING2", ((95, 88),), 0b11001100), FieldAt("SRC0", ((104, 96),)),
+                FieldAt("SRC1", ((113, 105),)), FieldAt("SRC2", ((122, 114),)), FieldAt("OPSEL_HI", ((124, 123),)),
+                FieldAt("NEG", ((127, 125),))),
+        width=128,
+        row_fields=(("V_WMMA_SCALE16_", "SCLOP", 0b1010), ("V_WMMA_SCALE_", "SCLOP", 0b0101))),
+)
+
+
+_CARRY_OUT = ("V_ADD_CO_U32", "V_SUB_CO_U32", "V_SUBREV_CO_U32", "V_ADDC_CO_U32", "V_SUBB_CO_U32", "V_SUBBREV_CO_U32",
+              "V_ADD_CO_CI_U32", "V_SUB_CO_CI_U32", "V_SUBREV_CO_CI_U32", "V_DIV_SCALE_F32", "V_DIV_SCALE_F64",
+              "V_MAD_U64_U32", "V_MAD_I64_I32")
+
+OPCODE_FIXES: tuple[OpcodeFix, ...] = (
+    OpcodeFix(
+        "vop1-vop3a-offset-0x140", ("cdna3", "cdna4"), "promotion-offset",
+        "the VOP3A opcode table lists VOP1 instructions at VOP1 opcode + 0x180 (the RDNA rule); the manual's "
+        "own rule, AMD's XML and LLVM's encodings give VOP1 opcode + 0x140",
+        (Seen("cdna3", 7745, "VOP2 opcode + 0x140 (in the VOP1 section)"),
+         Seen("cdna4", 8141, "VOP2 opcode + 0x140 (in the VOP1 section)")),
+        source="VOP1", target="VOP3A", offset=0x140),
+    OpcodeFix(
+        "no-vop3-form", ("vega", "vega7", "cdna1", "rdna1", "rdna2", "cdna2", "rdna3", "cdna3", "rdna3.5", "rdna4",
+                         "cdna4", "cdna5"), "no-promoted-form",
+        "the promotion rule is stated for a whole encoding, but these instructions have no VOP3 (e64) form: "
+        "they take an inline literal (fmaak/fmamk, madak/madmk), write two VGPRs or another lane "
+        "(swap, permlane64, readfirstlane) or accumulate into their destination (pk_fmac, dot2acc, dot4c); "
+        "LLVM encodes them only in their own encoding",
+        names=("V_FMAAK_F32", "V_FMAMK_F32", "V_FMAAK_F16", "V_FMAMK_F16", "V_FMAAK_F64", "V_FMAMK_F64",
+               "V_MADAK_F32", "V_MADMK_F32", "V_MADAK_F16", "V_MADMK_F16", "V_SWAP_B32", "V_SWAP_B16",
+               "V_SWAPREL_B32", "V_PERMLANE64_B32", "V_PK_FMAC_F16", "V_DOT2ACC_F32_F16", "V_DOT2C_F32_F16",
+               "V_DOT2C_I32_I16", "V_DOT4C_I32_I8", "V_DOT8C_I32_I4", "V_DOT2C_F32_BF16", "V_READFIRSTLANE_B32")),
+    OpcodeFix(
+        "carry-out-vop3b", ("vega", "vega7", "cdna1", "cdna2", "rdna1", "rdna2"), "promotes-to",
+        "instructions with a scalar carry-out (or borrow, or div_scale's VCC) use VOP3B, whose SDST field "
+        "[14:8] names it; the manual's list of them is split from its heading into separate paragraphs "
+        "(or absent) and spells the GCN names, so the reader filed them as VOP3A",
+        (Seen("vega", 3314, "VOP3B list in the next paragraph"), Seen("rdna2", 3854, "VOP3B list split over paragraphs"),
+         Seen("rdna1", 3814, "V_ADDC_CO_U32 for V_ADD_CO_CI_U32")),
+        source="VOP3A", target="VOP3B", names=_CARRY_OUT),
+)
+
+CORRECTIONS: dict[str, LayoutFix | OpcodeFix] = {q.id: q for q in (*LAYOUT_FIXES, *OPCODE_FIXES)}

@@ -132,6 +132,8 @@ class EncodingView:
     identifier: str | None
     diagram: dict | None
     primary: bool
+    errata: tuple = ()                 # the manual's values where LLVM's encodings corrected the layout
+    settled: str = ""                  # what settled the layout (shown under the diagram)
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,7 +369,8 @@ class Site:
         if isinstance(doc, PtxDocument):
             return self.ptx(doc, links)
         encodings = [EncodingView(e.encoding, e.width, e.opcode, e.op_field, e.identifier,
-                                  bit_diagram(e) if e.fields else None, i == 0) for i, e in enumerate(doc.encodings)]
+                                  bit_diagram(e) if e.fields else None, i == 0, tuple(e.errata), e.settled)
+                     for i, e in enumerate(doc.encodings)]
         ctx = {
             "title": f"{doc.name} — {doc.arch_display}",
             "doc": doc,

@@ -1,0 +1,151 @@
+"""Evidence wins, visibly: where LLVM's encodings contradict a manual's layout or opcode, the catalog
+serves LLVM's fact and keeps the manual's value beside it as an erratum with the evidence count.
+
+Each test first reads the manual line that prints the wrong value and an LLVM CHECK line that
+shows the right one, then checks what the catalog serves."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from gpuisa.archs import ARCHS
+from gpuisa.sources.amd_quirks import CORRECTIONS, LAYOUT_FIXES, OPCODE_FIXES
+from tests.conftest import SOURCES, manual_line
+
+LLVM_MC = SOURCES / "llvm-project-23.1.1" / "llvm" / "test" / "MC" / "AMDGPU"
+
+
+def llvm_check(file: str, pattern: str) -> tuple[int, bytes]:
+    """The first CHECK line of an LLVM MC test matching `pattern`, with its encoding bytes."""
+    path = LLVM_MC / file
+    for i, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if re.search(pattern, text) and "encoding:" in text:
+            data = bytes(int(h, 16) for h in re.findall(r"0x([0-9a-fA-F]{2})", text.split("encoding:")[1]))
+            return i, data
+    raise AssertionError(f"no line matching {pattern!r} in {path}")
+
+
+def bits(data: bytes, hi: int, lo: int) -> int:
+    return (int.from_bytes(data, "little") >> lo) & ((1 << (hi - lo + 1)) - 1)
+
+
+def field(enc: dict, name: str) -> list[list[int]]:
+    return next(f["bits"] for f in enc["fields"] if f["name"] == name)
+
+
+def test_every_correction_has_reason_and_manual_lines(sources):
+    assert CORRECTIONS
+    for fix in (*LAYOUT_FIXES, *OPCODE_FIXES):
+        assert fix.reason and fix.archs, fix.id
+        for s in fix.seen:
+            assert s.arch in fix.archs and manual_line(s.arch, s.line), (fix.id, s)
+
+
+def test_rdna2_ds_op_at_25_18(catalog):
+    assert re.match(r"\|\s*OP\s*\|\s*\[24:17\]", manual_line("rdna2", 5772))       # the manual's value
+    assert re.match(r"\|\s*GDS\s*\|\s*\[16\]", manual_line("rdna2", 5771))
+    line, data = llvm_check("gfx10_asm_ds.s", r"GFX10: ds_and_b32 v0, v1 gds")
+    assert bits(data, 31, 26) == 0b110110 and bits(data, 25, 18) == 9 and bits(data, 17, 17) == 1, line
+    doc = catalog.show("ds_and_b32", arch="rdna2").as_json()
+    enc = doc["encodings"][0]
+    assert enc["encoding"] == "DS" and enc["opcode"] == 9
+    assert field(enc, "OP") == [[25, 18]] and field(enc, "GDS") == [[17, 17]]
+    assert enc["identifier"] == "0xD8240000"
+    erratum = next(e for e in enc["errata"] if e["quirk"] == "ds-op-25-18")
+    assert "OP [24:17]" in erratum["manual"] and "OP [25:18]" in erratum["resolved"]
+    assert "rdna1" in erratum["settled_by"]              # no gfx103x DS test: settled by the sibling
+    rdna1 = next(e for e in catalog.show("ds_and_b32", arch="rdna1").as_json()["encodings"][0]["errata"]
+                 if e["quirk"] == "ds-op-25-18")
+    assert rdna1["evidence"] > 100 and rdna1["against"] == 0
+
+
+def test_rdna4_flat_load_op_at_21_14_with_offset(catalog):
+    assert re.match(r"\|\s*OP\s*\|\s*\[20:13\]", manual_line("rdna4", 6834))
+    line, data = llvm_check("gfx1250_asm_vflat.s", r"GFX1250: flat_load_b32 v1, v\[0:1\] offset:64 ")
+    assert bits(data, 21, 14) == 20 and bits(data, 95, 72) == 64, line
+    enc = catalog.show("flat_load_b32", arch="rdna4").as_json()["encodings"][0]
+    assert enc["encoding"] == "VFLAT" and enc["opcode"] == 20
+    assert field(enc, "OP") == [[21, 14]] and field(enc, "IOFFSET") == [[95, 72]] and enc["width"] == 96
+    assert enc["identifier"] == "0xEC050000"
+    erratum = next(e for e in enc["errata"] if e["quirk"] == "flat-op-21-14")
+    assert erratum["manual"].startswith("OP [20:13]") and erratum["evidence"] > 50 and erratum["against"] == 0
+
+
+def test_cdna4_v_mov_b32_vop3a_opcode(catalog):
+    text = " ".join(manual_line("cdna4", 8141 + k) for k in range(3)).replace("\\", "")
+    assert "opcode + 0x140" in text                                        # the manual's own rule
+    line, data = llvm_check("gfx9_asm_vop3.s", r"CHECK: v_mov_b32_e64 v5, v1 ")
+    assert bits(data, 31, 26) == 0b110100 and bits(data, 25, 16) == 1 + 0x140, line
+    doc = catalog.show("v_mov_b32", arch="cdna4").as_json()
+    vop3a = next(e for e in doc["encodings"] if e["encoding"] == "VOP3A")
+    assert vop3a["opcode"] == 321 and vop3a["manual_opcode"] == 385
+    assert any(e["quirk"] == "vop1-vop3a-offset-0x140" for e in vop3a["errata"])
+
+
+def test_cdna2_s_max_u32_identifier(catalog):
+    assert re.match(r"\|\s*OP\s*\|\s*\[29:23\]", manual_line("cdna2", 4500))
+    assert manual_line("cdna2", 4501).strip() == ""                        # the table ends: no ENCODING row
+    line, data = llvm_check("gfx9_asm_sop2.s", r"CHECK: s_max_u32 s5, s1, s2 ")
+    assert bits(data, 31, 30) == 0b10 and bits(data, 29, 23) == 9, line
+    enc = catalog.show("s_max_u32", arch="cdna2").as_json()["encodings"][0]
+    assert enc["identifier"] == "0x84800000" and field(enc, "ENCODING") == [[31, 30]]
+    assert any(e["quirk"] == "sop2-encoding" for e in enc["errata"])
+
+
+def test_cdna5_wmma_scale16_is_128_bits(catalog):
+    assert "[31:20]" in manual_line("cdna5", 6824)
+    line, data = llvm_check("gfx1250_asm_wmma_w32.s", r"GFX1250: v_wmma_scale16_f32_32x16x128_f4 ")
+    assert len(data) == 16 and bits(data, 31, 16) == 0xCC3A and bits(data, 95, 80) == 0xCC88, line
+    enc = catalog.show("v_wmma_scale16_f32_32x16x128_f4", arch="cdna5").as_json()["encodings"][0]
+    assert enc["width"] == 128 and enc["opcode"] == 136 and field(enc, "OP") == [[87, 80]]
+    scale = catalog.show("v_wmma_scale_f32_32x16x128_f4", arch="cdna5").as_json()["encodings"][0]
+    assert scale["identifier"] != enc["identifier"]                         # SCLOP tells them apart
+    assert any(e["quirk"] == "vop3px2-128-bits" and "64 bits" in e["manual"] for e in enc["errata"])
+
+
+def test_rdna2_to_rdna3_diff_has_no_ds_reencoding(catalog):
+    diff = catalog.diff("rdna2", "rdna3").as_json()
+    ds = [r for r in diff["reencoded"] if r["from"]["encoding"] == "DS" and r["to"]["encoding"] == "DS"]
+    assert diff["counts"]["common"] > 1000
+    assert all(r["fields_changed"] == [] for r in ds), ds[:5]      # no DS layout change
+    # what is left are real opcode changes (gfx10 ds_add_rtn_f32 0x55, gfx11 0x79), not a re-encoding
+    assert len(ds) <= 5, ds
+
+
+def test_every_layout_has_a_settled_line(catalog):
+    rows = catalog.conn.execute("SELECT arch, encoding, settled FROM layout_status").fetchall()
+    assert len(rows) == catalog.conn.execute("SELECT count(*) FROM encodings").fetchone()[0]
+    assert all(how for _, _, how in rows)
+
+
+def test_corrections_are_errata_with_evidence(catalog):
+    fixes = catalog.corrections()
+    assert {f["quirk"] for f in fixes} >= {"ds-op-25-18", "flat-op-21-14", "vop3p-encoding-9-bits", "sop2-encoding",
+                                           "vop3px2-128-bits", "vop1-vop3a-offset-0x140", "no-vop3-form"}
+    for f in fixes:
+        assert f["against"] == 0 or f["evidence"] >= 20 * f["against"], f
+        others = [a.key for a in ARCHS if a.key != f["arch"]]
+        assert f["evidence"] > 0 or any(a in f["settled_by"] for a in others) \
+            or any(w in f["settled_by"] for w in ("rule", "list", "quirk table")), f
+    kinds = {k for (k,) in catalog.conn.execute("SELECT DISTINCT kind FROM errata")}
+    assert {"manual-vs-llvm-layout", "manual-vs-llvm-opcode"} <= kinds
+
+
+def test_layout_fixes_cite_the_line_that_prints_the_manual_value(sources):
+    """Each layout correction's manual line prints the field and bit range the correction replaces."""
+    assert Path(sources).is_dir()
+    for fix in LAYOUT_FIXES:
+        for s in fix.seen:
+            field_name, bit_range = s.what.split()[:2]
+            line = manual_line(s.arch, s.line)
+            assert re.match(rf"\|\s*{field_name}\s*\|\s*{re.escape(bit_range.rstrip(','))}", line), (fix.id, s, line)
+
+
+@pytest.mark.parametrize("arch,name", [("vega", "v_pk_add_f16"), ("cdna1", "v_pk_add_f16")])
+def test_gcn_vop3p_encoding_has_nine_bits(catalog, arch, name):
+    enc = next(e for e in catalog.show(name, arch=arch).as_json()["encodings"] if e["encoding"] == "VOP3P")
+    assert field(enc, "ENCODING") == [[31, 23]]
+    assert int(enc["identifier"], 16) >> 23 == 0x1A7
