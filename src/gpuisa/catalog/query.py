@@ -463,12 +463,9 @@ class Catalog:
                 if (enc := self.encoding(key, name)) is not None}
 
     def key_of(self, spelling: str) -> str | None:
-        """Catalog key of an AMD spelling (LLVM mnemonic, old name), or None; no PTX lookup."""
-        key = canonical_instruction(spelling)
-        if self.conn.execute("SELECT 1 FROM instructions WHERE name=?", (key,)).fetchone():
-            return key
-        row = self.conn.execute("SELECT name FROM aliases WHERE alias=?", (key,)).fetchone()
-        return row[0] if row else None
+        """Catalog key of an AMD spelling (LLVM mnemonic, old name) by catalog.names, or None."""
+        found = names.resolve(self.conn, spelling)
+        return found.key if found is not None and found.vendor == "amd" else None
 
     def llvm_supported(self) -> set[tuple[str, str]]:
         """(catalog key, arch) pairs LLVM supports on at least one of the arch's targets (tests or llvm-mc)."""

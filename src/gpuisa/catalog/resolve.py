@@ -13,17 +13,21 @@ Every (arch, encoding) gets a `settled` line saying what settled its layout.
 
 from __future__ import annotations
 
+import json
 import re
+import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
 from gpuisa.archs import TARGET_TO_ARCH
-from gpuisa.catalog.merge import layout_encoding
+from gpuisa.catalog.merge import identifier, layout_encoding
 from gpuisa.model import Encoding, Erratum, Field, ManualData, OpcodeEntry, Provenance
 from gpuisa.model_llvm import McCorpus, McExample
 from gpuisa.sources.amd_names import RENAMES, canonical_instruction
 from gpuisa.sources.amd_quirks import LAYOUT_FIXES, OPCODE_FIXES, FieldAt, LayoutFix, OpcodeFix, Seen
 from gpuisa.sources.llvm_mc import mnemonics
+from gpuisa.verify.encoding_rows import Row, check_rows
+from gpuisa.verify.llvm_mc import LlvmMc
 
 _OFFSET = re.compile(r"\boffset:\s*(-?(?:0x[0-9a-fA-F]+|\d+))")
 _SGPR_CARRY = re.compile(r"^\S+\s+v\d+,\s*(?:s\[|s\d|vcc|null)")
@@ -444,12 +448,9 @@ def _settle(resolved: dict[str, ManualData], examples: dict[str, list[_Ex]], out
                 out.settled[key] = "unsettled: no LLVM MC test encodes this format on this arch or a sibling"
 
 
-def settle_with_llvm_mc(res: Resolution, tool=None) -> int:
+def settle_with_llvm_mc(res: Resolution, tool: LlvmMc | None = None) -> int:
     """Ask llvm-mc about the layouts no LLVM test settled: a layout whose every row builds a word
     llvm-mc decodes as that row's instruction is settled by llvm-mc. Returns how many it settled."""
-    from gpuisa.sources.amd_names import canonical_instruction as canon
-    from gpuisa.verify.encoding_rows import Row, check_rows
-
     rows = []
     open_keys = {k for k, how in res.settled.items() if how.startswith("unsettled")}
     by_arch = {d.arch: d for d in res.manuals}
@@ -457,13 +458,13 @@ def settle_with_llvm_mc(res: Resolution, tool=None) -> int:
         data = by_arch[arch]
         for e, opf in _rows(data, enc_name):
             layout = data.encodings[enc_name]
-            ident = _identifier(layout, e.opcode, opf, res.row_fields.get((arch, e.encoding, e.name)))
+            ident = identifier(layout, e.opcode, opf, res.row_fields.get((arch, e.encoding, e.name)))
             word = None if ident is None else ident.to_bytes(layout.width // 8, "little")
             free = tuple((f.name, f.bits) for f in layout.fields if f.value is None and f.name != opf)
             rows.append(Row(arch, e.name, enc_name, word, free))
     if not rows:
         return 0
-    report = check_rows(rows, lambda mnemonic, name: canon(mnemonic) == name, tool=tool)
+    report = check_rows(rows, lambda mnemonic, name: canonical_instruction(mnemonic) == name, tool=tool)
     results: dict[tuple[str, str], list[bool]] = defaultdict(list)
     for r in report.results:
         results[(r.row.arch, r.row.encoding)].append(r.ok)
@@ -475,18 +476,11 @@ def settle_with_llvm_mc(res: Resolution, tool=None) -> int:
     return settled
 
 
-def _identifier(enc: Encoding, opcode: int, op_field: str, row_fields: dict[str, int] | None) -> int | None:
-    from gpuisa.catalog.merge import identifier
-
-    return identifier(enc, opcode, op_field, row_fields)
-
-
 # ------------------------------------------------------------------------------------ writing
 
 
-def write_resolution(conn, res: Resolution, keys: dict[str, str]) -> None:
+def write_resolution(conn: sqlite3.Connection, res: Resolution, keys: dict[str, str]) -> None:
     """The `layout_status` and `corrections` tables (names as catalog keys via `keys`)."""
-    import json
 
     def prov(p: Provenance) -> dict:
         return {k: v for k, v in (("source", p.source), ("file", p.file), ("line", p.line), ("section", p.section))

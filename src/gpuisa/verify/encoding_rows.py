@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from gpuisa.archs import BY_KEY
 from gpuisa.verify.llvm_disasm import disassemble_words
-from gpuisa.verify.llvm_mc import LlvmMc, find_llvm_mc
+from gpuisa.verify.llvm_mc import LlvmMc, assemble, find_llvm_mc
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,8 +146,6 @@ def llvm_knows(candidates: dict[tuple[str, str], list[str]], same: Callable[[str
     `candidates` maps each pair to example lines of that instruction (LLVM's tests, any target);
     a pair is known when llvm-mc accepts one of them on a target of the arch and prints the
     instruction (results cached by llvm-mc version)."""
-    from gpuisa.verify.llvm_mc import assemble
-
     tool = tool or find_llvm_mc()
     known: set[tuple[str, str]] = set()
     by_arch: dict[str, list[tuple[str, str]]] = {}
