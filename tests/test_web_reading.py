@@ -76,13 +76,13 @@ def client(catalog_path):
 @pytest.mark.parametrize(("url", "source"), [("/ptx/clmad", CLMAD), ("/ptx/sad", SAD)])
 def test_ptx_markdown_is_rendered(client, url, source):
     text = source.read_text(encoding="utf-8")
-    assert "```ptx" in text and "`a`" in text          # the manual writes fences and code spans
+    assert "```ptx" in text and "`c`" in text          # the manual writes fences and code spans
     html = client.get(url).text
     main = text_of(html.split("<main", 1)[1])
     assert "`" not in main and "```" not in main
     semantics = section(html, "semantics")
     assert "<pre><code" in semantics and "```" not in semantics
-    assert "<code>a</code>" in section(html, "description")
+    assert "<code>c</code>" in section(html, "description")
 
 
 def test_clmad_operands_with_roles_from_the_manual(client):
@@ -106,9 +106,10 @@ def test_more_in_category_and_the_ptx_index(client, catalog):
 
 
 def test_a_crawl_from_home_reaches_every_ptx_page(client, catalog):
-    from gpuisa.web.site import Links
+    from gpuisa.web.site import Links, safe_segment
 
-    want = {Links().instr(n, vendor="nvidia") for n in {x.lower() for x in catalog.ptx_names()}}
+    # every PTX name usable in a URL (the manual's `@` and `{}` sections are listed without a page)
+    want = {Links().instr(n, vendor="nvidia") for n in {x.lower() for x in catalog.ptx_names()} if safe_segment(n)}
     seen: set[str] = set()
     frontier = ["/"]
     for _ in range(2):                      # home -> PTX index -> pages
@@ -210,7 +211,7 @@ def test_api_docs_page_and_schema(client):
     for path, ops in schema["paths"].items():
         responses = ops["get"]["responses"]
         assert "422" not in responses, path
-        assert "400" in responses, path
+        assert "400" in responses or not ops["get"].get("parameters"), path
     ok = schema["paths"]["/api/instruction/{name}"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
     refs = re.findall(r"#/components/schemas/(\w+)", str(ok))
     assert {"AmdDocument", "PtxDocument"} <= set(refs)
