@@ -227,3 +227,20 @@ def test_vendor_markdown_stays_inert():
     assert "<script" not in html and "<img" not in html and 'href="javascript' not in html
     assert "&lt;script&gt;" in html and "<code>a</code>" in html and "<pre><code" in html and "```" not in html
     assert "<script" not in str(markdown_inline("<script>x</script> `b`"))
+
+
+def test_a_counterexample_is_a_small_table_that_breaks_the_restriction(client):
+    # bfe.md:29 "Source `b` gives the bit field starting bit position, and source `c` gives the bit field length"
+    bfe = (PTX / "9.7.1.20-integer-arithmetic-instructionsbfe.md").read_text(encoding="utf-8")
+    assert "Source `b` gives the bit field starting bit position, and source `c` gives the bit field length" in bfe
+    html = client.get("/amd/rdna3/v_bfe_u32").text
+    item = re.search(r'<li class="equiv" data-ptx="bfe.u32">(.*?)</li>\s*</ul>\s*</li>', html, re.S)
+    assert item, "no bfe.u32 item on the v_bfe_u32 page"
+    assert "pos and len &lt; 32" in item.group(1) or "pos and len < 32" in text_of(item.group(1))
+    table = re.search(r'<table class="data cex"><thead><tr>(.*?)</tr></thead>\s*<tbody><tr>(.*?)</tr>', item.group(1), re.S)
+    assert table, "the counterexample without the restriction is not shown as a table"
+    names = re.findall(r"<th>(\w+)</th>", table.group(1))
+    values = [int(v, 16) for v in re.findall(r"<code>(0x[0-9A-F]+)</code>", table.group(2))]
+    cex = dict(zip(names, values, strict=True))
+    assert set(cex) == {"a", "b", "c"}
+    assert cex["b"] >= 32 or cex["c"] >= 32     # it lies outside "pos and len < 32", as it must
