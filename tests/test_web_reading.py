@@ -103,6 +103,11 @@ def test_more_in_category_and_the_ptx_index(client, catalog):
     index = client.get("/ptx").text
     chapter = re.search(r'<section id="integer-arithmetic-instructions" class="group">(.*?)</section>', index, re.S)
     assert chapter and 'href="/ptx/clmad"' in chapter.group(1) and 'href="/ptx/sad"' in chapter.group(1)
+    from gpuisa.web.site import slug
+
+    # every page's "More in <category>" lands on a chapter of the index
+    categories = {r[0] for r in catalog.conn.execute("SELECT DISTINCT category FROM ptx_instructions") if r[0]}
+    assert categories and all(f'<section id="{slug(c)}" class="group">' in index for c in categories)
 
 
 def test_a_crawl_from_home_reaches_every_ptx_page(client, catalog):

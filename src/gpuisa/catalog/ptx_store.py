@@ -182,19 +182,20 @@ def ptx_key(conn: sqlite3.Connection, name: str) -> str | None:
 
 
 def ptx_index(conn: sqlite3.Connection) -> list[PtxCategory]:
-    """Every PTX instruction name under its manual chapter, chapters and names in section order."""
+    """Every PTX instruction name under each manual chapter that documents it (`add` is in five), chapters and
+    names in section order."""
     try:
         rows = conn.execute("SELECT n.name, i.section, i.category, i.summary FROM ptx_names n"
                             " JOIN ptx_instructions i ON i.id = n.instr_id").fetchall()
     except sqlite3.OperationalError:
         return []
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     chapters: dict[str, dict[str, Any]] = {}
     for name, section, category, summary in sorted(rows, key=lambda r: (_section_key(r[1]), r[0].lower())):
-        if name.lower() in seen:
-            continue
-        seen.add(name.lower())
         cat = category or "Other"
+        if (cat, name.lower()) in seen:
+            continue
+        seen.add((cat, name.lower()))
         chapter = chapters.setdefault(cat, {"category": cat, "chapter": ".".join(section.split(".")[:3]),
                                             "entries": []})
         chapter["entries"].append({"name": name, "section": section, "summary": summary})

@@ -390,7 +390,7 @@ class Site:
         categories = self.catalog.ptx_index()
         lines = _diff_lines(self.archs)
         return self.render("home.html", links, title="GPU instruction sets", total=total,
-                           ptx_count=sum(len(c.entries) for c in categories), ptx_categories=categories,
+                           ptx_count=len({e.name.lower() for c in categories for e in c.entries}), ptx_categories=categories,
                            diff_lines=lines, meta=self.catalog.meta())
 
     def arch_page(self, arch: str, links: Links) -> str:
@@ -460,7 +460,7 @@ class Site:
         """Every PTX instruction by the manual's chapter (category), in section order, with counts."""
         categories = self.catalog.ptx_index()
         return self.render("ptx_index.html", links, title="PTX instructions", categories=categories,
-                           total=sum(len(c.entries) for c in categories))
+                           total=len({e.name.lower() for c in categories for e in c.entries}))
 
     def diff_index(self, links: Links) -> str:
         return self.render("diff_index.html", links, title="Generation diffs", diff_lines=_diff_lines(self.archs))
