@@ -14,8 +14,9 @@ import re
 
 # A full stop that ends a sentence: followed by a space or the end, not part of "..." (`0 ... 31`).
 _SENTENCE_END = re.compile(r"(?<=[^.]\.)\s+|(?<=[^.]\.)$")
-# A sentence is pseudocode when it assigns, compares into a result, comments or uses the control keywords.
-_CODE = re.compile(r":=|(?<![=!<>])=(?![=>])|\+=|-=|//|;|\b(?:if|for|endif|endfor|else|elsif)\b.*\b(?:then|do|endif|endfor)\b"
+# A sentence is pseudocode when it assigns, comments or uses the control keywords (a `;` alone is prose:
+# "Input and output modifiers not supported; this is an untyped operation.").
+_CODE = re.compile(r":=|(?<![=!<>])=(?![=>])|\+=|-=|//|\b(?:if|for|endif|endfor|else|elsif)\b.*\b(?:then|do|endif|endfor)\b"
                    r"|^\s*(?:endif|endfor)\b|\b(?:D\d?|S\d|SCC|VCC|EXEC)(?:\.\w+)?(?:\[[^\]]*\])?\s*=")
 # Where a statement resumes after a `//` comment (the cell has no line ends to close comments):
 # an assignment to a name (`D.u = ...`, `tmp[31:0] = ...`), `if ... then`, `for x in`, or a closing keyword.
