@@ -110,7 +110,7 @@ def test_ptx_page_from_the_manual_section(site, catalog):
 def test_a_ptx_page_builds_its_document_once(catalog_path, monkeypatch):
     from fastapi.testclient import TestClient
 
-    from gpuisa.catalog import ptx_store
+    from gpuisa.catalog import ptx_store, query
     from gpuisa.web.app import create_app
 
     calls: list[str] = []
@@ -120,7 +120,7 @@ def test_a_ptx_page_builds_its_document_once(catalog_path, monkeypatch):
         calls.append(name)
         return real(conn, name, form)
 
-    monkeypatch.setattr(ptx_store, "ptx_show", counting)
+    monkeypatch.setattr(query, "ptx_show", counting)      # the query layer's reference to the builder
     client = TestClient(create_app(catalog_path))
     for url in ("/ptx/clmad", "/ptx/sad"):
         calls.clear()

@@ -11,6 +11,7 @@ API its OpenAPI schemas, and spell Python keywords (`from`) through aliases.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -48,6 +49,10 @@ class SourceEntry(Document):
     section: str | None = None
 
 
+_PROVED = re.compile(r"for all (\d+) input bits \(([^,)]*)")
+_TESTED = re.compile(r"(\d+) special-value combinations.*?and (\d+) random bit patterns")
+
+
 class EvidenceRecord(Document):
     """How a cross-vendor mapping was checked: proved / counterexample / tested / curated."""
 
@@ -55,6 +60,29 @@ class EvidenceRecord(Document):
     detail: str
     time_s: float
     counterexample: dict[str, int] | None = None
+
+    def in_words(self) -> str:
+        """One sentence: 'proved by z3 for all 2^96 inputs (one query)', 'tested, not proved: 324 special values
+        + 65,536 random bit patterns agree bit for bit', 'refuted by z3: a counterexample', or the curator's note."""
+        if self.kind == "proved":
+            m = _PROVED.search(self.detail)
+            return f"proved by z3 for all 2^{m.group(1)} inputs ({m.group(2)})" if m else f"proved: {self.detail}"
+        if self.kind == "tested":
+            m = _TESTED.search(self.detail)
+            if m:
+                return (f"tested, not proved: {int(m.group(1)):,} special values (NaN, infinities, denormals, signed "
+                        f"zero) + {int(m.group(2)):,} random bit patterns agree bit for bit")
+            return self.detail
+        if self.kind == "counterexample":
+            return "refuted by z3: the two differ on the counterexample below"
+        return f"curated, not machine-checked: {self.detail}"
+
+
+class EquivalentScope(Document):
+    """Whether a mapping checked on one arch's pseudocode holds on the document's arch."""
+
+    status: Literal["checked here", "same pseudocode", "differs"]
+    arch: str                     # the arch the mapping was checked on
 
 
 class Equivalent(Document):
@@ -73,6 +101,7 @@ class Equivalent(Document):
     also: list[dict[str, EvidenceRecord]]
     consistent: bool
     concept_title: str
+    on_this_arch: EquivalentScope | None = None   # AMD documents only
 
 
 # ---------------------------------------------------------------------- AMD
@@ -330,6 +359,15 @@ class PtxVerification(Document):
     skipped: str
 
 
+class PtxOperand(Document):
+    """One operand of the syntax line, its role from the manual's semantics or wording, the sentences naming it."""
+
+    name: str
+    role: Literal["destination", "source", "operand"]
+    optional: bool
+    mentions: list[str]
+
+
 class PtxDocument(Document):
     """The page of one PTX instruction, or of one of its forms (`gpuisa show clmad.lo.u64`)."""
 
@@ -354,9 +392,24 @@ class PtxDocument(Document):
     verification: PtxVerification
     form: str | None = None
     equivalents: list[Equivalent] = []
+    operands: list[PtxOperand] = []
 
 
 InstructionDocument = AmdDocument | PtxDocument
+
+
+class PtxIndexEntry(Document):
+    name: str
+    section: str
+    summary: str | None
+
+
+class PtxCategory(Document):
+    """One chapter of the PTX manual's instruction set (`Integer Arithmetic Instructions`) and its instructions."""
+
+    category: str
+    chapter: str                  # section number of the chapter (9.7.1)
+    entries: list[PtxIndexEntry]
 
 
 # ---------------------------------------------------------------------- diff and search

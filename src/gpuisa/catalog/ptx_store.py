@@ -8,11 +8,12 @@ The catalog build owns the connection and the transaction; nothing here commits.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-from gpuisa.catalog.documents import PtxDocument
+from gpuisa.catalog.documents import PtxCategory, PtxDocument
 from gpuisa.model import Provenance
 from gpuisa.model_ptx import PtxForm, PtxFormText, PtxInstruction, PtxManual, PtxVerification
 from gpuisa.sources.layout import PTX_SOURCE
@@ -180,6 +181,31 @@ def ptx_key(conn: sqlite3.Connection, name: str) -> str | None:
     return found[1] if found else None
 
 
+def ptx_index(conn: sqlite3.Connection) -> list[PtxCategory]:
+    """Every PTX instruction name under each manual chapter that documents it (`add` is in five), chapters and
+    names in section order."""
+    try:
+        rows = conn.execute("SELECT n.name, i.section, i.category, i.summary FROM ptx_names n"
+                            " JOIN ptx_instructions i ON i.id = n.instr_id").fetchall()
+    except sqlite3.OperationalError:
+        return []
+    seen: set[tuple[str, str]] = set()
+    chapters: dict[str, dict[str, Any]] = {}
+    for name, section, category, summary in sorted(rows, key=lambda r: (_section_key(r[1]), r[0].lower())):
+        cat = category or "Other"
+        if (cat, name.lower()) in seen:
+            continue
+        seen.add((cat, name.lower()))
+        chapter = chapters.setdefault(cat, {"category": cat, "chapter": ".".join(section.split(".")[:3]),
+                                            "entries": []})
+        chapter["entries"].append({"name": name, "section": section, "summary": summary})
+    return [PtxCategory.model_validate(c) for c in sorted(chapters.values(), key=lambda c: _section_key(c["chapter"]))]
+
+
+def _section_key(section: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in section.split(".") if p.isdigit())
+
+
 def ptx_show(conn: sqlite3.Connection, name: str, form: str | None = None) -> PtxDocument | None:
     """The page document for an instruction (`clmad`) or one of its forms (`clmad.lo.u64`)."""
     found = _identify(conn, name)
@@ -241,7 +267,49 @@ def ptx_show(conn: sqlite3.Connection, name: str, form: str | None = None) -> Pt
     }
     if want_form:
         doc["form"] = forms[0]["form"]
+    doc["operands"] = operands_of(next((f["operands"] for f in forms if f["in_manual"] and f["operands"]), ""),
+                                  primary["description"] or "", primary["semantics"] or "")
     return PtxDocument.model_validate(doc)
+
+
+_OPERAND_TOKEN = re.compile(r"\{\.[\w:.]+\}|\.[A-Za-z_][\w:]*|[A-Za-z_][\w-]*|[{}]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def operands_of(spec: str, description: str, semantics: str) -> list[dict[str, Any]]:
+    """The operands of a syntax line (`d, a, b, c`; `[a], b{, cache_policy}`) with their roles.
+
+    A role comes from the manual: an operand the Semantics block assigns (`d = ...`, `d ^= c`) is the
+    destination, one it reads is a source; otherwise the Description's wording just before the operand
+    (`destination register `d``, `source `b``). Each operand keeps the Description's sentences that name it."""
+    names: list[tuple[str, bool]] = []
+    depth = 0
+    for tok in _OPERAND_TOKEN.findall(spec):
+        if tok == "{":
+            depth += 1
+        elif tok == "}":
+            depth = max(0, depth - 1)
+        elif not tok.startswith(("{", ".")) and tok not in (n for n, _ in names):
+            names.append((tok, depth > 0))
+    code = "\n".join(line for line in semantics.splitlines() if not line.lstrip().startswith(("```", "//")))
+    sentences = [x.strip() for x in _SENTENCE_END.split(description.replace("\n\n", " ")) if x.strip()]
+    out = []
+    shown: set[str] = set()   # a sentence naming several operands is kept once, at the first it names
+    for name, optional in names:
+        quoted = f"`{name}`"
+        word = re.escape(name)
+        first = next((line for line in code.splitlines() if re.search(rf"(?<![\w.]){word}(?![\w-])", line)), None)
+        if first is not None:
+            # the first statement that names it: assigned there (`d = ...`, `.u32 d = 0;`, `d++`) or read
+            assigned = re.match(rf"\s*(\.\w+\s+)*{word}\s*(\[[^\]]*\])?\s*((<<|>>|[-+*/%^|&])?=(?!=)|\+\+|--)", first)
+            role = "destination" if assigned else "source"
+        else:
+            said = re.search(rf"\b(destination|source)\b(?:\s+[\w-]+){{0,3}}\s+{re.escape(quoted)}", description, re.I)
+            role = said.group(1).lower() if said else "operand"
+        mentions = [x for x in sentences if quoted in x and x not in shown][:2]
+        shown.update(mentions)
+        out.append({"name": name, "role": role, "optional": optional, "mentions": mentions})
+    return out
 
 
 def _like_prefix(key: str) -> str:

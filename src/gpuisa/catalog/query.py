@@ -16,15 +16,19 @@ from gpuisa.catalog.documents import (
     AmdDocument,
     ArchDiff,
     Equivalent,
+    EquivalentScope,
     Erratum,
     InstructionDiff,
     InstructionDocument,
+    PtxCategory,
     PtxDocument,
     SearchHit,
 )
-from gpuisa.catalog.merge import layout_diff
-from gpuisa.catalog.ptx_store import ptx_form_text, ptx_forms_of, ptx_names, ptx_show
+from gpuisa.catalog.merge import layout_diff, summary_of
+from gpuisa.catalog.ptx_store import ptx_form_text, ptx_forms_of, ptx_index, ptx_key, ptx_names, ptx_show
 from gpuisa.catalog.schema import SCHEMA_VERSION
+from gpuisa.catalog.search_terms import concepts_for, name_variants, squash
+from gpuisa.catalog.table_cells import split_cell
 from gpuisa.errors import CatalogError, GpuisaError, NotFoundError
 from gpuisa.model import Encoding, Field, InstructionDoc, Provenance
 from gpuisa.model_ptx import PtxFormText
@@ -49,6 +53,7 @@ class Catalog:
         self.path = path
         self._encodings: dict[tuple[str, str], Encoding] = {}
         self._docs: dict[str, dict[str, list[InstructionDoc]]] = {}
+        self._concept_index: tuple[dict[str, list[str]], dict[str, str]] | None = None
 
     # ------------------------------------------------------------------ lookups
 
@@ -75,6 +80,10 @@ class Catalog:
         if found is None:
             raise NotFoundError("instruction", name, self.suggest(name))
         return found
+
+    def ptx_index(self) -> list[PtxCategory]:
+        """PTX instructions by manual chapter (the PTX index page)."""
+        return ptx_index(self.conn)
 
     def resolve(self, name: str) -> str:
         """Catalog key for a user/LLVM spelling (case-insensitive, _e64 etc. dropped, old names, PTX forms)."""
@@ -112,7 +121,7 @@ class Catalog:
             return doc
         row = self.conn.execute("SELECT vendor, grp, summary, archs, aliases FROM instructions WHERE name=?",
                                 (key,)).fetchone()
-        vendor, group, summary, archs_json, aliases_json = row
+        vendor, group, _newest_summary, archs_json, aliases_json = row
         archs = json.loads(archs_json)
         if arch is None:
             arch_key = archs[0]
@@ -124,6 +133,10 @@ class Catalog:
             "SELECT manual_name, section, description, semantics, notes, style, operands, provenance"
             " FROM instr_arch WHERE name=? AND arch=?", (key, arch_key)).fetchone()
         manual_name, section, description, semantics, notes, style, operands, prov = ia
+        if style == "table" and description == semantics:
+            description, semantics = split_cell(description)   # one cell in the older manuals
+        # the summary of this arch's own manual (never another generation's words on this page)
+        summary = summary_of(description) if description else ""
         encodings = self._encodings_of(key, arch_key)
         return AmdDocument.model_validate({
             "name": key.lower(),
@@ -149,7 +162,7 @@ class Catalog:
             "errata": self.errata(key),
             "examples": self.examples(key, arch_key),
             "targets": self.targets(key),
-            "equivalents": self.equivalents(key.lower(), "amd"),
+            "equivalents": self._scoped(key, arch_key, self.equivalents(key.lower(), "amd")),
             "sources": self._sources(key, arch_key, prov, encodings),
         })
 
@@ -208,6 +221,21 @@ class Catalog:
         row = self.conn.execute("SELECT mappings FROM equivalents WHERE name=? AND vendor=?",
                                 (name.lower(), vendor)).fetchone()
         return [Equivalent.model_validate(m) for m in json.loads(row[0])] if row else []
+
+    def _scoped(self, key: str, arch: str, equivalents: list[Equivalent]) -> list[Equivalent]:
+        """Each mapping with whether it holds on `arch`: checked on it, or checked on an arch whose pseudocode
+        for this instruction is the same text (whitespace aside), or not claimed (the pseudocode differs)."""
+        if not equivalents:
+            return []
+        semantics = {a: " ".join((s or "").split()) for a, s in self.conn.execute(
+            "SELECT arch, semantics FROM instr_arch WHERE name=?", (key,))}
+        here = semantics.get(arch) or None
+        out = []
+        for e in equivalents:
+            status = ("checked here" if e.arch == arch else
+                      "same pseudocode" if here is not None and semantics.get(e.arch) == here else "differs")
+            out.append(e.model_copy(update={"on_this_arch": EquivalentScope(status=status, arch=e.arch)}))
+        return out
 
     def targets(self, key: str) -> dict[str, dict]:
         """Verdict per gfx target of every known arch: supported / not supported / inconclusive / unknown."""
@@ -301,7 +329,9 @@ class Catalog:
     # ------------------------------------------------------------------ search
 
     def search(self, text: str, arch: str | None = None, limit: int = 20) -> list[SearchHit]:
-        """Exact name first, then name prefix, then full-text rank (bm25) over summary and description."""
+        """Ranked: exact names and PTX forms (also typed with spaces: `sad u32`), name prefixes, concepts
+        (search_terms.SYNONYMS and the equivalents' concepts: `popcount`, `carry-less`), names containing
+        the text, then full-text rank (bm25) over summary and description."""
         if limit < 1 or limit > 500:
             raise GpuisaError(f"--limit must be between 1 and 500, got {limit}")
         query = text.strip()
@@ -309,6 +339,7 @@ class Catalog:
             raise GpuisaError("empty search text")
         arch_key = None if not arch else "ptx" if arch.strip().lower() in ("ptx", "nvidia") else resolve_arch(arch).key
         lowered = names.normalise(query).lower()
+        variants = name_variants(query)
         results: dict[str, dict] = {}
 
         def add(rows, how):
@@ -320,24 +351,50 @@ class Catalog:
                                      "match": how}
 
         base = "SELECT name, vendor, arch, summary FROM search_fts"
-        add(self.conn.execute(base + " WHERE name = ?", (lowered,)), "name")
-        add(self.conn.execute(base + " WHERE name = ?", (query.lower(),)), "name")
+        exact = [lowered, query.lower(), *variants, *(names.normalise(v).lower() for v in variants)]
+        for spelling in exact:
+            add(self.conn.execute(base + " WHERE name = ?", (spelling,)), "name")
+        for spelling in (query, *variants):
+            ptx = ptx_key(self.conn, spelling)
+            if ptx is not None:
+                add(self.conn.execute(base + " WHERE name = ?", (ptx,)), "name")
         add(self.conn.execute(base + " WHERE name >= ? AND name < ? ORDER BY length(name), name LIMIT ?",
                               (lowered, lowered + "\uffff", limit * 4)), "prefix")
-        if len(results) < limit and len(lowered) >= 2:
-            pattern = "%" + lowered.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            add(self.conn.execute(base + " WHERE name LIKE ? ESCAPE '\\' ORDER BY length(name), name LIMIT ?",
-                                  (pattern, limit * 4)), "name contains")
-        if len(results) < limit:
-            terms = [t for t in _FTS_SAFE.split(query) if t]
-            if terms:
-                fts = " ".join(f'"{t}"*' for t in terms)
+        concepts, titles = self._concepts()
+        for concept in concepts_for(query, titles):
+            for name in concepts[concept]:
+                add(self.conn.execute(base + " WHERE name = ?", (name,)), "concept")
+        for part in (lowered, *(v for v in variants if "_" in v)):
+            if len(results) < limit and len(part) >= 2:
+                pattern = "%" + part.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+                add(self.conn.execute(base + " WHERE name LIKE ? ESCAPE '\\' ORDER BY length(name), name LIMIT ?",
+                                      (pattern, limit * 4)), "name contains")
+        terms = [t for t in _FTS_SAFE.split(query) if t]
+        phrases = [terms, [squash(query)]] if len(terms) > 1 and squash(query) else [terms]
+        for words in phrases:
+            if len(results) < limit and words:
+                fts = " ".join(f'"{t}"*' for t in words)
                 try:
                     add(self.conn.execute(base + " WHERE search_fts MATCH ? ORDER BY bm25(search_fts, 10.0, 0, 0, 5.0, 1.0)"
                                           " LIMIT ?", (fts, limit * 4)), "text")
                 except sqlite3.OperationalError as exc:
                     raise GpuisaError(f"cannot search for {query!r}: {exc}") from None
         return [SearchHit.model_validate(r) for r in results.values()]
+
+    def _concepts(self) -> tuple[dict[str, list[str]], dict[str, str]]:
+        """Instruction names per cross-vendor concept (PTX first, then AMD), and each concept's title."""
+        if self._concept_index is None:
+            names: dict[str, list[str]] = {}
+            titles: dict[str, str] = {}
+            for name, _, mappings in self.conn.execute(
+                    "SELECT name, vendor, mappings FROM equivalents ORDER BY vendor = 'amd', name"):
+                for m in json.loads(mappings):
+                    titles[m["concept"]] = m["concept_title"]
+                    listed = names.setdefault(m["concept"], [])
+                    if name not in listed:
+                        listed.append(name)
+            self._concept_index = (names, titles)
+        return self._concept_index
 
     # ------------------------------------------------------------------ diff
 

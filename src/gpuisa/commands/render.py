@@ -9,7 +9,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from gpuisa.catalog.documents import ArchDiff, EncodingDoc, InstructionDiff, InstructionDocument, PtxDocument
+from gpuisa.catalog.documents import (
+    ArchDiff,
+    EncodingDoc,
+    Equivalent,
+    InstructionDiff,
+    InstructionDocument,
+    PtxDocument,
+)
 
 console = Console(highlight=False)
 
@@ -141,8 +148,8 @@ def print_instruction(doc: InstructionDocument) -> None:
         for verdict, ts in by_verdict.items():
             console.print(f"  {verdict}: {' '.join(ts)}")
     if doc.equivalents:
-        console.rule("Equivalents")
-        console.print(Text(_short([e.as_json() for e in doc.equivalents])))
+        console.rule("Cross-vendor equivalents")
+        console.print(equivalents_table(doc.equivalents, doc.arch_display))
     if doc.errata:
         console.rule("Errata (sources disagree)")
         for e in doc.errata:
@@ -181,9 +188,7 @@ def print_ptx(doc: PtxDocument) -> None:
         console.print(Text("\n".join(doc.examples)))
     if doc.equivalents:
         console.rule("AMD equivalents")
-        for e in doc.equivalents:
-            console.print(Text(f"  {e.ptx} -> {e.amd or ' ; '.join(e.sequence)} on {e.arch}: "
-                               f"{e.level} ({e.evidence.kind})"))
+        console.print(equivalents_table(doc.equivalents, None))
     if doc.errata:
         console.rule("Errata (sources disagree)")
         for e in doc.errata:
@@ -198,11 +203,28 @@ def _sm(value: list[str]) -> str:
     return ",".join(value) if value else "?"
 
 
-def _short(obj: object) -> str:
-    import json
+_SCOPE_WORDS = {"checked here": "checked on this arch", "same pseudocode": "holds: same pseudocode as {arch}",
+                "differs": "not claimed: pseudocode differs from {arch}"}
 
-    text = json.dumps(obj, indent=1, ensure_ascii=False)
-    return text if len(text) < 3000 else text[:3000] + "\n…"
+
+def equivalents_table(equivalents: list[Equivalent], page_arch: str | None) -> Table:
+    """Cross-vendor mappings in words: level, the other side, restrictions, where checked and the evidence."""
+    table = Table(show_lines=True, expand=False)
+    for col in ("concept", "PTX", "AMD", "level", "checked on", "evidence"):
+        table.add_column(col, overflow="fold")
+    if page_arch:
+        table.add_column(f"on {page_arch}", overflow="fold")
+    for e in equivalents:
+        amd = e.amd or "\n".join(e.sequence) or "none"
+        level = e.level if e.level != "none" else "no equivalent"
+        if e.restrictions:
+            level += "\nwhen: " + "; ".join(e.restrictions)
+        row = [e.concept_title, e.ptx, amd, level, e.arch, e.evidence.in_words()]
+        if page_arch:
+            scope = e.on_this_arch
+            row.append(_SCOPE_WORDS[scope.status].format(arch=scope.arch) if scope else "")
+        table.add_row(*row)
+    return table
 
 
 def print_diff(result: InstructionDiff | ArchDiff) -> None:

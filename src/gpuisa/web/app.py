@@ -9,6 +9,7 @@ read into memory at start and served from a fixed table.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sqlite3
 from collections import OrderedDict
@@ -19,12 +20,15 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Query, Request
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.gzip import GZipMiddleware
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gpuisa import __version__
-from gpuisa.archs import BY_KEY, resolve_arch
-from gpuisa.catalog.documents import AmdDocument
+from gpuisa.archs import ARCHS, BY_KEY, TARGET_TO_ARCH, resolve_arch
+from gpuisa.catalog.documents import AmdDocument, ArchDiff, InstructionDiff, PtxDocument, SearchHit
 from gpuisa.catalog.query import Catalog
 from gpuisa.errors import GpuisaError, NotFoundError
 from gpuisa.web.site import SAFE_SEGMENT, STATIC, Links, Site
@@ -41,14 +45,19 @@ SECURITY_HEADERS = [
     (b"x-frame-options", b"DENY"),
 ]
 _CACHEABLE = {200, 301, 308, 400, 404}
-_MEDIA = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+_MEDIA = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".png": "image/png"}
+# Swagger UI's own files, from the fastapi-offline package (no CDN): /docs works offline.
+DOCS_ASSETS = Path(importlib.util.find_spec("fastapi_offline").origin).parent / "static"  # type: ignore[arg-type,union-attr]
 NAME_PATTERN = SAFE_SEGMENT.pattern
 MAX_QUERY = 200
 
 # Module level: FastAPI resolves these annotations by name (the module uses postponed annotations).
 Name = Annotated[str, PathParam(pattern=NAME_PATTERN, max_length=128, description="Instruction, any spelling")]
 ArchPath = Annotated[str, PathParam(pattern=NAME_PATTERN, max_length=32, description="Architecture or gfx target")]
-ArchQuery = Annotated[str | None, Query(max_length=32, description="Architecture or gfx target")]
+# The schema lists the canonical spellings; the server also takes any case, `rdna-3.5` etc. (archs.resolve_arch).
+ARCH_NAMES = ["", *(a.key for a in ARCHS), *sorted(TARGET_TO_ARCH)]
+ArchQuery = Annotated[str | None, Query(max_length=32, description="Architecture or gfx target",
+                                        json_schema_extra={"enum": ARCH_NAMES})]
 OptName = Annotated[str | None, Query(max_length=128, pattern=NAME_PATTERN, description="One instruction")]
 SearchText = Annotated[str, Query(min_length=1, max_length=MAX_QUERY, description="Name or words")]
 PageQuery = Annotated[str, Query(max_length=MAX_QUERY)]
@@ -63,7 +72,7 @@ class CachedApp:
         self.maxsize = maxsize
         self.max_bytes = max_bytes
         self.bytes = 0
-        self.cache: OrderedDict[tuple[str, bytes], tuple[int, list[tuple[bytes, bytes]], bytes]] = OrderedDict()
+        self.cache: OrderedDict[tuple[str, bytes, bool], tuple[int, list[tuple[bytes, bytes]], bytes]] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
@@ -71,7 +80,8 @@ class CachedApp:
         if scope["type"] != "http" or scope["method"] not in ("GET", "HEAD"):
             await self.app(scope, receive, self._with_headers(send))
             return
-        key = (scope["path"], scope.get("query_string", b""))
+        gzip = any(k == b"accept-encoding" and b"gzip" in v for k, v in scope.get("headers", ()))
+        key = (scope["path"], scope.get("query_string", b""), gzip)
         hit = self.cache.get(key)
         if hit is not None:
             self.hits += 1
@@ -100,7 +110,7 @@ class CachedApp:
         # HEAD is answered as the GET it stands for (same headers, no body), and fills the cache.
         await self.app({**scope, "method": "GET"} if head else scope, receive, capture)
 
-    def _store(self, key: tuple[str, bytes], status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+    def _store(self, key: tuple[str, bytes, bool], status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
         """Keep a response; evict the least recently used beyond `maxsize` entries or `max_bytes`."""
         old = self.cache.pop(key, None)
         if old is not None:
@@ -144,6 +154,36 @@ def _arch_param(arch: str | None) -> str | None:
         raise GpuisaError(str(exc)) from None
 
 
+class ApiError(BaseModel):
+    """The body of every API error (400, 404, 500): one message naming what and where."""
+
+    error: str
+    status: int
+    suggestions: list[str] = []
+    archs: list[str] = []
+
+
+def _openapi_400_not_422(app: FastAPI) -> Callable[[], dict[str, Any]]:
+    """The server answers a bad parameter with 400 and an ApiError body, never 422: the schema says so."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+            for ops in schema.get("paths", {}).values():
+                for op in ops.values():
+                    responses = op.get("responses", {})
+                    if responses.pop("422", None) is not None and "400" not in responses:
+                        responses["400"] = {"description": "Bad parameter",
+                                            "content": {"application/json": {"schema": {
+                                                "$ref": "#/components/schemas/ApiError"}}}}
+            for name in ("HTTPValidationError", "ValidationError"):
+                schema.get("components", {}).get("schemas", {}).pop(name, None)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    return openapi
+
+
 def create_app(catalog_path: Path, cache_size: int = 4096) -> CachedApp:
     """The ASGI app for one catalog file (opened read-only; a missing file raises CatalogError)."""
     catalog = Catalog(catalog_path)
@@ -155,6 +195,11 @@ def create_app(catalog_path: Path, cache_size: int = 4096) -> CachedApp:
     app = FastAPI(title="gpuisa", version=__version__, docs_url=None, redoc_url=None,
                   description="Cross-vendor GPU instruction-set reference. The JSON documents are those of "
                               "`gpuisa show --json`, `search --json`, `diff --json`.")
+    app.openapi = _openapi_400_not_422(app)  # type: ignore[method-assign]
+    # Pages and API answers are compressed for clients that ask (CachedApp keeps both encodings apart).
+    app.add_middleware(GZipMiddleware, minimum_size=1000)
+    docs_assets = {p.name: (p.read_bytes(), _MEDIA.get(p.suffix, "application/octet-stream"))
+                   for p in DOCS_ASSETS.iterdir() if p.name in ("swagger-ui.css", "swagger-ui-bundle.js")}
     app.state.catalog = catalog
     app.state.site = site
 
@@ -176,8 +221,11 @@ def create_app(catalog_path: Path, cache_size: int = 4096) -> CachedApp:
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         message = "no such page" if exc.status_code == 404 else str(exc.detail)
         if is_api(request):
-            return _error_json(exc.status_code, message)
-        return _html(site.error_page(links, exc.status_code, f"{message}: {request.url.path}"), exc.status_code)
+            response = _error_json(exc.status_code, message)
+        else:
+            response = _html(site.error_page(links, exc.status_code, f"{message}: {request.url.path}"), exc.status_code)
+        response.headers.update(exc.headers or {})   # 405 keeps its Allow header (RFC 9110)
+        return response
 
     @app.exception_handler(NotFoundError)
     async def not_found(request: Request, exc: NotFoundError) -> Response:
@@ -204,6 +252,17 @@ def create_app(catalog_path: Path, cache_size: int = 4096) -> CachedApp:
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def home() -> Response:
         return _html(site.home(links))
+
+    @app.get("/docs", response_class=HTMLResponse, include_in_schema=False)
+    async def api_docs() -> Response:
+        return _html(site.render("api_docs.html", links, title="JSON API"))
+
+    @app.get("/docs-assets/{asset}", include_in_schema=False)
+    async def api_docs_asset(asset: str) -> Response:
+        if asset not in docs_assets:
+            return _html(site.error_page(links, 404, f"no such file: {asset}"), 404)
+        body, media = docs_assets[asset]
+        return Response(body, media_type=media, headers={"cache-control": "public, max-age=86400"})
 
     @app.get("/static/{asset}", include_in_schema=False)
     async def static(asset: str) -> Response:
@@ -249,6 +308,10 @@ def create_app(catalog_path: Path, cache_size: int = 4096) -> CachedApp:
     async def ptx_page(name: Name) -> Response:
         return await instruction_page(name, None, "nvidia")
 
+    @app.get("/ptx", response_class=HTMLResponse, include_in_schema=False)
+    async def ptx_index() -> Response:
+        return _html(site.ptx_index(links))
+
     @app.get("/search", response_class=HTMLResponse, include_in_schema=False)
     async def search_page(q: PageQuery = "", arch: ArchQuery = None) -> Response:
         try:
@@ -277,13 +340,16 @@ def create_app(catalog_path: Path, cache_size: int = 4096) -> CachedApp:
 
     # ------------------------------------------------------------------ JSON API
 
-    @app.get("/api/archs", tags=["api"], summary="Architectures with gfx targets, counts and manual coverage")
+    @app.get("/api/archs", tags=["api"], summary="Architectures with gfx targets, counts and manual coverage",
+             response_model=list[dict[str, Any]])
     async def api_archs() -> Response:
         return _json(catalog.archs())
 
     @app.get("/api/instruction/{name}", tags=["api"],
              summary="One instruction's page document (the `gpuisa show --json` contract)",
-             responses={400: {"description": "Unknown architecture"}, 404: {"description": "Unknown instruction"}})
+             response_model=AmdDocument | PtxDocument,
+             responses={400: {"model": ApiError, "description": "Bad parameter or unknown architecture"},
+                        404: {"model": ApiError, "description": "Unknown instruction, or not in that architecture"}})
     async def api_instruction(name: Name, arch: ArchQuery = None) -> Response:
         arch_key = _arch_param(arch)
         key = catalog.resolve(name)
@@ -295,17 +361,23 @@ def create_app(catalog_path: Path, cache_size: int = 4096) -> CachedApp:
             newest = catalog.show(key)
             return _error_json(404, str(exc), archs=newest.archs if isinstance(newest, AmdDocument) else [])
 
-    @app.get("/api/search", tags=["api"], summary="Search names and descriptions, exact names first (`gpuisa search --json`)")
+    @app.get("/api/search", tags=["api"], summary="Search names and descriptions, exact names first (`gpuisa search --json`)",
+             response_model=list[SearchHit], responses={400: {"model": ApiError, "description": "Bad parameter"}})
     async def api_search(q: SearchText, arch: ArchQuery = None, limit: Limit = 20) -> Response:
         return _json([hit.as_json() for hit in catalog.search(q, _arch_param(arch), limit)])
 
-    @app.get("/api/arch/{arch}", tags=["api"], summary="One architecture and its instructions by functional group")
+    @app.get("/api/arch/{arch}", tags=["api"], summary="One architecture and its instructions by functional group",
+             response_model=dict[str, Any],
+             responses={400: {"model": ApiError, "description": "Bad parameter"},
+                        404: {"model": ApiError, "description": "Unknown architecture"}})
     async def api_arch(arch: ArchPath) -> Response:
         key = resolve_arch(arch).key
         info = next(a for a in catalog.archs() if a["key"] == key)
         return _json({**info, "groups": catalog.arch_instructions(key)})
 
-    @app.get("/api/diff/{a}/{b}", tags=["api"],
+    @app.get("/api/diff/{a}/{b}", tags=["api"], response_model=InstructionDiff | ArchDiff,
+             responses={400: {"model": ApiError, "description": "Bad parameter"},
+                        404: {"model": ApiError, "description": "Unknown architecture or instruction"}},
              summary="Generation diff: whole ISA, or one instruction with ?name= (`gpuisa diff --json`)")
     async def api_diff(a: ArchPath, b: ArchPath,
                        name: OptName = None) -> Response:

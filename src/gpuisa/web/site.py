@@ -18,6 +18,8 @@ from typing import Any
 from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markdown_it import MarkdownIt
+from markupsafe import Markup
 
 from gpuisa.archs import BY_KEY, resolve_arch
 from gpuisa.catalog.documents import (
@@ -25,7 +27,6 @@ from gpuisa.catalog.documents import (
     ArchDiff,
     EncodingDoc,
     Equivalent,
-    EvidenceRecord,
     Example,
     InstructionDiff,
     InstructionDocument,
@@ -93,6 +94,9 @@ class Links:
     def diff(self, a: str, b: str) -> str:
         return self._page(f"diff/{_seg(a)}/{_seg(b)}")
 
+    def ptx_index(self) -> str:
+        return self.root + ("ptx/index.html" if self.static else "ptx")
+
     def diff_index(self) -> str:
         return self.root + ("diff/index.html" if self.static else "diff")
 
@@ -104,21 +108,6 @@ class Links:
 
 
 # ---------------------------------------------------------------------- view models
-
-
-@dataclass(slots=True)
-class Cell:
-    """One table cell: text, optionally a link or code."""
-
-    text: str
-    href: str | None = None
-    code: bool = False
-
-
-@dataclass(slots=True)
-class TableView:
-    columns: list[str]
-    rows: list[list[Cell]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,21 +231,73 @@ def cite(file: str | None, line: int | None = None, section: str | None = None) 
     return where
 
 
-def evidence_text(ev: EvidenceRecord) -> str:
-    """'kind: proved; detail: ...; time_s: 1.9' (the evidence record as one line)."""
-    parts = [f"kind: {ev.kind}"] if ev.kind else []
-    if ev.detail:
-        parts.append(f"detail: {ev.detail}")
-    parts.append(f"time_s: {ev.time_s}")
-    if ev.counterexample:
-        parts.append("counterexample: " + "; ".join(f"{k}: {v}" for k, v in ev.counterexample.items()))
-    return "; ".join(parts)
+_MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
 
 
-# Columns of the cross-vendor table: those named first, then the rest in record order (a column is shown
-# when some row has a value in it).
-_EQUIVALENT_COLUMNS = {"amd": ("concept", "level", "ptx", "restrictions"), "nvidia": ("concept", "level", "amd", "arch",
-                                                                                       "restrictions")}
+def markdown(text: str | None) -> Markup:
+    """The manuals' Markdown as HTML: code spans, emphasis, lists, tables and fenced code (without the
+    fences). Raw HTML in vendor text stays text (html off), link targets pass markdown-it's URL check,
+    images are not rendered."""
+    return Markup(_MARKDOWN.render(text or ""))
+
+
+def markdown_inline(text: str | None) -> Markup:
+    """One line of Markdown (a summary, a note) without a paragraph around it."""
+    return Markup(_MARKDOWN.renderInline(text or ""))
+
+
+LEVEL_WORDS = {"equivalent": "equivalent", "equivalent with restrictions": "equivalent with restrictions",
+               "needs a sequence": "needs a sequence", "none": "no equivalent"}
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceView:
+    arch: str
+    display: str
+    words: str
+    counterexample: dict[str, int] | None
+    also: list[tuple[str, str, dict[str, int] | None]]
+
+
+@dataclass(slots=True)
+class EquivalentView:
+    """One cross-vendor relation in words: what maps to what, how close, where it was checked, what holds here."""
+
+    concept: str
+    level: str
+    level_class: str
+    ptx: str
+    ptx_href: str | None
+    amd: str
+    amd_href: str | None
+    sequence: list[str]
+    restrictions: list[str]
+    reason: str
+    checks: list[EvidenceView] = field(default_factory=list)
+    here: str = ""
+
+
+def _display(arch: str) -> str:
+    return BY_KEY[arch].display if arch in BY_KEY else arch
+
+
+def _here_sentence(page_arch: str, rows: list[Equivalent]) -> str:
+    """What the checks say about the page's arch, in words."""
+    scopes = [(e, e.on_this_arch) for e in rows if e.on_this_arch is not None]
+    if not scopes:
+        return ""
+    name = _display(page_arch)
+    here = [e for e, sc in scopes if sc.status == "checked here"]
+    if here:
+        return f"On {name} itself: {here[0].evidence.in_words()}."
+    same = [e for e, sc in scopes if sc.status == "same pseudocode"]
+    if same:
+        e = same[0]
+        return (f"Holds on {name}: its pseudocode for this instruction is the same as {_display(e.arch)}'s, "
+                f"where it is {e.evidence.in_words()}.")
+    others = " and ".join(dict.fromkeys(_display(e.arch) for e, _ in scopes))
+    return (f"Not claimed for {name}: its pseudocode for this instruction differs from the pseudocode of {others}, "
+            "where the check ran.")
 
 
 class Site:
@@ -271,7 +312,9 @@ class Site:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        self.env.globals.update(bits_text=bits_text, cite=cite, slug=slug, source_href=source_href)
+        self.env.globals.update(bits_text=bits_text, cite=cite, slug=slug, source_href=source_href,
+                                safe_segment=safe_segment)
+        self.env.filters.update(markdown=markdown, markdown_inline=markdown_inline)
         self.archs = catalog.archs()
         self.arch_keys = [a["key"] for a in self.archs]
         self.names = [n.lower() for n in catalog.names()]
@@ -310,32 +353,32 @@ class Site:
         members = self.members(doc.arch)
         return [n for n in self._stems.get(_stem(doc.name), []) if n != doc.name and n in members][:24]
 
-    def equivalents_table(self, equivalents: list[Equivalent], links: Links, side: str) -> TableView:
-        """The cross-vendor mappings as a table; `side` is the vendor of the page (the other side is linked)."""
-        records = [e.model_dump() for e in equivalents]
-        columns = [c for c in _EQUIVALENT_COLUMNS[side] if any(r[c] not in ("", []) for r in records)]
-        for r in records:
-            columns += [k for k, v in r.items() if k not in columns and v not in ("", [])]
-        view = TableView(columns=columns)
+    def equivalents(self, equivalents: list[Equivalent], links: Links, page_arch: str | None = None) -> list[EquivalentView]:
+        """Mappings grouped by what they claim (same PTX form, AMD side, level and restrictions), with the
+        evidence per arch it was checked on, and for an AMD page what holds on its arch."""
+        groups: dict[tuple, list[Equivalent]] = {}
         for e in equivalents:
-            view.rows.append([self._equivalent_cell(e, col, links) for col in columns])
-        return view
-
-    def _equivalent_cell(self, e: Equivalent, column: str, links: Links) -> Cell:
-        value = getattr(e, column)
-        if column in ("ptx", "amd") and value:
-            hit = self.exists(value)
-            if hit:
-                return Cell(value, href=links.instr(hit[0], vendor="nvidia" if column == "ptx" else hit[1]), code=True)
-        if column == "evidence":
-            return Cell(evidence_text(value))
-        if column == "also":
-            return Cell("; ".join(f"{label}: {evidence_text(ev)}" for item in value for label, ev in item.items()))
-        if column in ("restrictions", "sequence"):
-            return Cell(", ".join(value))
-        if column == "consistent":
-            return Cell("yes" if value else "no")
-        return Cell(str(value))
+            groups.setdefault((e.concept, e.ptx, e.amd, e.level, tuple(e.restrictions), tuple(e.sequence)), []).append(e)
+        out = []
+        for rows in groups.values():
+            e = rows[0]
+            ptx = self.exists(e.ptx)
+            amd = self.exists(e.amd) if e.amd else None
+            view = EquivalentView(
+                concept=e.concept_title, level=LEVEL_WORDS.get(e.level, e.level), level_class=slug(e.level),
+                ptx=e.ptx, ptx_href=links.instr(ptx[0], vendor="nvidia") if ptx else None,
+                amd=e.amd, amd_href=links.instr(amd[0], page_arch if page_arch and amd[0] in self.members(page_arch)
+                                                else None) if amd else None,
+                sequence=list(e.sequence), restrictions=list(e.restrictions), reason=e.reason,
+                here=_here_sentence(page_arch, rows) if page_arch else "")
+            for r in rows:
+                also = [(label, ev.in_words(), ev.counterexample) for item in r.also for label, ev in item.items()]
+                view.checks.append(EvidenceView(r.arch, _display(r.arch), r.evidence.in_words(),
+                                                r.evidence.counterexample, also))
+            out.append(view)
+        if page_arch:  # what holds here first
+            out.sort(key=lambda v: not v.here.startswith(("On", "Holds")))
+        return out
 
     # ------------------------------------------------------------------ pages
 
@@ -344,9 +387,10 @@ class Site:
 
     def home(self, links: Links) -> str:
         total = len(self.names)
-        ptx = self.ptx_names()
+        categories = self.catalog.ptx_index()
         lines = _diff_lines(self.archs)
-        return self.render("home.html", links, title="gpuisa", total=total, ptx_count=len(ptx),
+        return self.render("home.html", links, title="GPU instruction sets", total=total,
+                           ptx_count=len({e.name.lower() for c in categories for e in c.entries}), ptx_categories=categories,
                            diff_lines=lines, meta=self.catalog.meta())
 
     def arch_page(self, arch: str, links: Links) -> str:
@@ -382,7 +426,7 @@ class Site:
             "notes": paragraphs(doc.notes),
             "examples": amd_examples(doc.examples, doc.arch),
             "targets": targets_view(doc.targets, doc.arch),
-            "equivalents": self.equivalents_table(doc.equivalents, links, "amd") if doc.equivalents else None,
+            "equivalents": self.equivalents(doc.equivalents, links, doc.arch),
             "errata": doc.errata,
         }
         return self.render("instruction.html", links, **ctx)
@@ -393,11 +437,9 @@ class Site:
             "doc": doc,
             "forms": ptx_form_rows(doc.forms),
             "sass": ptx_sass_matrix(doc.forms),
-            "paragraphs": paragraphs(doc.description or ""),
-            "notes": paragraphs(doc.notes or ""),
             "isa_notes": [n for n in (*doc.ptx_isa_notes, *doc.target_isa_notes) if n.text],
             "examples": [ExampleView(ex, "", "", "", "", None, []) for ex in doc.examples],
-            "equivalents": self.equivalents_table(doc.equivalents, links, "nvidia") if doc.equivalents else None,
+            "equivalents": self.equivalents(doc.equivalents, links),
             "errata": doc.errata,
             "releases": doc.releases,
         }
@@ -413,6 +455,12 @@ class Site:
             renamed.append({"rename": r, "key": hit[0] if hit else r.to})
         return self.render("diff.html", links, title=f"{result.from_} → {result.to}", r=result, renamed=renamed,
                            a=BY_KEY[result.from_], b=BY_KEY[result.to])
+
+    def ptx_index(self, links: Links) -> str:
+        """Every PTX instruction by the manual's chapter (category), in section order, with counts."""
+        categories = self.catalog.ptx_index()
+        return self.render("ptx_index.html", links, title="PTX instructions", categories=categories,
+                           total=len({e.name.lower() for c in categories for e in c.entries}))
 
     def diff_index(self, links: Links) -> str:
         return self.render("diff_index.html", links, title="Generation diffs", diff_lines=_diff_lines(self.archs))

@@ -210,4 +210,32 @@
       }
     });
   }
+
+  // ------------------------------------------------------------ copy buttons
+  // Elements marked data-copy (identifier, bytes, example assembly) get a button that copies their text.
+  var copyable = document.querySelectorAll("[data-copy]");
+  for (var c = 0; c < copyable.length; c++) {
+    (function (el) {
+      var b = document.createElement("button");
+      b.type = "button";
+      b.className = "copy";
+      b.textContent = "copy";
+      b.setAttribute("aria-label", "Copy " + (el.getAttribute("data-copy") || "text"));
+      b.addEventListener("click", function () {
+        var text = el.textContent;
+        var done = function () { b.textContent = "copied"; b.classList.add("done"); };
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(text).then(done, function () { b.textContent = "select and copy"; });
+        } else {
+          var range = document.createRange();
+          range.selectNodeContents(el);
+          var sel = window.getSelection();
+          sel.removeAllRanges();
+          sel.addRange(range);
+          b.textContent = "selected: press Ctrl+C";
+        }
+      });
+      el.insertAdjacentElement("afterend", b);
+    })(copyable[c]);
+  }
 })();
