@@ -96,6 +96,26 @@ class Catalog:
             self._encodings[(arch, name)] = cached
         return cached
 
+    def arch_encodings(self, arch: str) -> list[Encoding]:
+        """Every resolved layout of one arch (what the codec builds its decode tables from)."""
+        names = [r[0] for r in self.conn.execute("SELECT name FROM encodings WHERE arch=? ORDER BY name", (arch,))]
+        return [e for e in (self.encoding(arch, n) for n in names) if e is not None]
+
+    def arch_opcodes(self, arch: str) -> list[tuple[str, str, str | None, int]]:
+        """(instruction, encoding, layout, opcode) of every instruction of one arch, primary encoding first."""
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT name, encoding, layout, opcode FROM instr_enc WHERE arch=? ORDER BY name, rank", (arch,))]
+
+    def arch_spellings(self, arch: str) -> dict[str, list[str]]:
+        """Names an instruction goes by on one arch: the manual's, the catalog key, then its aliases."""
+        out: dict[str, list[str]] = {}
+        for key, manual in self.conn.execute("SELECT name, manual_name FROM instr_arch WHERE arch=?", (arch,)):
+            out[key] = list(dict.fromkeys([manual, key]))
+        for alias, key in self.conn.execute("SELECT alias, name FROM aliases"):
+            if key in out and alias not in out[key]:
+                out[key].append(alias)
+        return out
+
     # ------------------------------------------------------------------ show
 
     def show(self, name: str, arch: str | None = None) -> InstructionDocument:
