@@ -8,9 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gpuisa.sources.layout import LLVM_TREE
+from gpuisa.paths import default_sources
+from gpuisa.sources.layout import llvm_tree
 
-MC = Path(__file__).resolve().parents[1].parent / "shared" / "sources" / LLVM_TREE / "llvm" / "test" / "MC"
+MC = llvm_tree(default_sources()) / "llvm" / "test" / "MC"
 
 
 def llvm_check(rel: str, line: int) -> tuple[str, bytes]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpuisa.codec import operands as ops
-from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, OMOD, SDWA
+from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SDWA
 from gpuisa.codec.tables import (
     E32_ENCODINGS,
     SCALED_FIELDS,
@@ -179,6 +179,15 @@ class _Decoder:
         gen = self.gen
         if name == "vcc":
             return "vcc" if self.t.wave64 else "vcc_lo"
+        if name == "exec" and op.role == "dst":
+            return None          # v_cmpx writes EXEC; LLVM prints no destination
+        if variant == "_sdwa" and name == "sdst":   # VOPC SDWA: SD bit 15 selects SDST [14:8], else VCC
+            if not (ext >> 15) & 1:
+                return "vcc" if self.t.wave64 else "vcc_lo"
+            text = ops.scalar_name((ext >> 8) & 0x7F, op.dwords, gen)
+            if text is None:
+                raise _Undecodable("SDWA SDST names no scalar register")
+            return text
         fname = field_for(op, lay)
         f = lay.fields
         if op.optional and op.role == "dst" and fname in ("VDST", "VDATA"):
@@ -198,8 +207,8 @@ class _Decoder:
         if fname in ("ADDR", "VADDR") and op.size_text.startswith("1 or 2 dwords") and "SADDR" in f:
             saddr = get_bits(word, f["SADDR"])
             return ops.reg_range("v", get_bits(word, f[fname]), 2 if saddr in (0x7F, 0x7C if gen >= 11 else 0x7D) else 1)
-        if fname == "SOFFSET" and form_enc(lay) == "SMEM" and gen >= 11 and get_bits(word, f[fname]) == 124:
-            return f"0x{get_bits(word, f['OFFSET']):x}" if "OFFSET" in f else None
+        if fname == "SOFFSET" and form_enc(lay) == "SMEM":
+            return self._smem(lay, word)[0]
         if fname in ("VADDR",) and "OFFEN" in f and "IDXEN" in f:
             n = get_bits(word, f["OFFEN"]) + get_bits(word, f["IDXEN"])
             return ops.reg_range("v", get_bits(word, f[fname]), max(n, 1))
@@ -314,6 +323,8 @@ class _Decoder:
         if name in ("offset0", "offset1"):
             v = bit(name.upper())
             return f"{name}:{v}" if v else None
+        if name.startswith("offset") and form.encoding == "SMEM":
+            return self._smem(lay, word)[1]
         if name.startswith("offset") and "OFFSET" in f:
             v = bit("OFFSET")
             width = sum(hi - lo + 1 for hi, lo in f["OFFSET"])
@@ -347,6 +358,28 @@ class _Decoder:
             return f"{name}:[{','.join(map(str, vals))}]" if any(vals) else None
         return None
 
+
+    def _smem(self, lay: Layout, word: int) -> tuple[str | None, str | None]:
+        """SMEM soffset operand text and offset modifier text (see SMEM_OFFSET_RULES in syntax.py)."""
+        f = lay.fields
+        field = "OFFSET" if "OFFSET" in f else "IOFFSET"
+        off = get_bits(word, f[field]) if field in f else 0
+        width = sum(hi - lo + 1 for hi, lo in f[field]) if field in f else 1
+        if off >> (width - 1):
+            off -= 1 << width
+        off_text = f"0x{off:x}" if off >= 0 else f"-0x{-off:x}"
+        if self.gen == 9:
+            imm = get_bits(word, f["IMM"]) if "IMM" in f else 1
+            soe = get_bits(word, f["SOE"]) if "SOE" in f else 0
+            if imm and not soe:
+                return off_text, None
+            if not imm:
+                return ops.scalar_name(off & 0xFF, 1, 9), None
+            return ops.scalar_name(get_bits(word, f["SOFFSET"]), 1, 9), f"offset:{off_text}"
+        so = get_bits(word, f["SOFFSET"]) if "SOFFSET" in f else NULL_CODE[self.gen]
+        if so == NULL_CODE[self.gen]:
+            return off_text, None
+        return ops.scalar_name(so, 1, self.gen), (f"offset:{off_text}" if off or self.gen >= 12 else None)
 
     def _dpp(self, name: str, variant: str, ext: int, word: int, lay: Layout) -> str | None:
         if variant.endswith("~dpp8"):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from gpuisa.codec import operands as ops
 from gpuisa.codec.decoder import _is_float
 from gpuisa.codec.operands import OperandError
-from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, OMOD, SDWA
+from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SDWA
 from gpuisa.codec.tables import (
     SCALED_FIELDS,
     SOURCE_FIELDS,
@@ -28,6 +28,15 @@ from gpuisa.codec.tables import (
 from gpuisa.errors import GpuisaError
 
 MAX_LINE = 4096    # longer lines are refused before any parsing (a 10 MB line is one error)
+
+
+# Fields LLVM fills although the syntax row names no operand for them (prefix, encodings, field,
+# value, the LLVM check line that shows it). gfx10+ only.
+FIELD_DEFAULTS: tuple[tuple[str, tuple[str, ...], str, int, str], ...] = (
+    ("v_cmpx_", ("VOP3", "VOP3A"), "VDST", 126,
+     "llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx11_asm_vop3_from_vopcx-fake16.s:1446, gfx10_asm_vopcx.s:692 "
+     "(VDST = EXEC_LO)"),
+)
 
 
 class AsmError(GpuisaError):
@@ -243,8 +252,9 @@ class _Encoder:
         elif variant == "_sdwa":
             extra_kind = "sdwa"
         st.extra_kind = extra_kind
-        if extra_kind == "sdwa":
-            st.ext = (6 << 8) | (6 << 16) | (6 << 24)   # DWORD selects and UNUSED_PAD (LLVM's defaults)
+        if extra_kind == "sdwa":   # DWORD selects and UNUSED_PAD (LLVM's defaults), src1_sel only with a src1
+            has_src1 = any(o.name == "src1_sel" for o in row.operands)
+            st.ext = (6 << 8) | (6 << 16) | ((6 << 24) if has_src1 else 0)
         elif extra_kind == "dpp16":
             st.ext = (0xF << 28) | (0xF << 24)          # row_mask:0xf bank_mask:0xf (LLVM's defaults)
         self._defaults(lay, form, st)
@@ -256,6 +266,8 @@ class _Encoder:
         allowed = {o.name for o in row.operands if o.role == "modifier"}
         for m in mods:
             self._modifier(m, allowed, lay, form, st, row)
+        if form.encoding == "SMEM":
+            self._smem(lay, st, operands[-1] if operands else None)
         if extra_kind:
             code = DPP16 if extra_kind == "dpp16" else SDWA if extra_kind == "sdwa" else (DPP8FI if st.fi8 else DPP8)
             st.word |= put_bits(f["SRC0"], code)
@@ -273,8 +285,11 @@ class _Encoder:
             # LLVM fills source fields an instruction does not use with inline constant 0 (code 128)
             used = {field_for(o, lay) for o in form.rows[next(iter(form.rows))].operands}
             for src in ("SRC1", "SRC2"):
-                if src in f and src not in used:
+                if src in f and src not in used and not st.extra_kind:
                     st.word |= put_bits(f[src], 128)
+        for prefix, enc_names, field, value, _source in FIELD_DEFAULTS:
+            if form.base.startswith(prefix) and form.encoding in enc_names and field in f and self.gen >= 10:
+                st.word |= put_bits(f[field], value)
         if form.encoding == "VOP3P" and not any(o.name == "m_op_sel_hi" for r in form.rows.values()
                                                 for o in r.operands):
             # op_sel_hi defaults to all ones (AMDGPUModifierSyntax.rst:1917); mix instructions take
@@ -296,6 +311,21 @@ class _Encoder:
             want = ("vcc",) if self.t.wave64 else ("vcc_lo", "vcc")
             if low not in want:
                 raise _Attempt(tok.col, f"operand must be {want[0]} in this encoding")
+            return
+        if st.extra_kind == "sdwa" and op.name == "sdst":
+            if low in ("vcc", "vcc_lo") and (low == "vcc") == self.t.wave64:
+                return
+            try:
+                code = ops.scalar_code(low, op.dwords, gen)
+            except OperandError as exc:
+                raise _Attempt(tok.col, str(exc)) from None
+            if code is None:
+                raise _Attempt(tok.col, f"{text!r} is not a scalar register sdst accepts")
+            st.ext |= (code << 8) | (1 << 15)
+            return
+        if op.name == "exec" and op.role == "dst":
+            if low not in ("exec", "exec_lo"):
+                raise _Attempt(tok.col, "the destination of v_cmpx is exec")
             return
         fname = field_for(op, lay)
         neg = abs_ = False
@@ -347,8 +377,8 @@ class _Encoder:
             elif n != op.dwords:
                 raise _Attempt(tok.col, f"{text} is {n} dword(s), {op.name} takes {op.dwords}")
             st.word |= put_bits(f[fname], first)
-            if fname == "VADDR" and "OFFEN" in f and n >= 1:
-                pass
+            if fname == "ADDR" and "SVE" in f and lay.fixed.get("SEG") == 1:
+                st.word |= put_bits(f["SVE"], 1)   # scratch with a VGPR address sets SVE (rdna3 manual, SCRATCH)
             return
         if fname in ("VDST", "VSRC1", "ADDR", "VADDR", "DATA", "DATA0", "DATA1", "VDATA") and "s" not in op.accepts:
             raise _Attempt(tok.col, f"{op.name} must be a VGPR")
@@ -361,10 +391,8 @@ class _Encoder:
         except OperandError as exc:
             raise _Attempt(tok.col, str(exc)) from None
         if code is None:
-            if fname == "SOFFSET" and form.encoding == "SMEM" and ops.parse_int(low) is not None and gen >= 11:
-                st.word |= put_bits(f[fname], 124)
-                if "OFFSET" in f:
-                    st.word |= put_bits(f["OFFSET"], ops.parse_int(low) & ((1 << _width(lay, "OFFSET")) - 1))
+            if fname == "SOFFSET" and form.encoding == "SMEM" and ops.parse_int(low) is not None:
+                st.smem_imm = ops.parse_int(low)
                 return
             if fname in ("SOFFSET",):
                 c = ops.inline_code(low, 32, False)
@@ -372,10 +400,36 @@ class _Encoder:
                     st.word |= put_bits(f[fname], c)
                     return
             raise _Attempt(tok.col, f"{text!r} is not a scalar register {op.name} accepts")
+        if fname == "SOFFSET" and form.encoding == "SMEM":
+            st.smem_reg = code
+            return
         scale = SCALED_FIELDS.get(fname, 1)
         if code % scale and code < 106:
             raise _Attempt(tok.col, f"{text} must start at a multiple of {scale}")
         st.word |= put_bits(f[fname], code // scale)
+
+    def _smem(self, lay: Layout, st: _State, tok: _Token | None) -> None:
+        """Place SMEM's register / immediate offsets (SMEM rules in codec/syntax.py)."""
+        f = lay.fields
+        field = "OFFSET" if "OFFSET" in f else "IOFFSET"
+        imm = st.smem_off if st.smem_imm is None else st.smem_imm
+        if st.smem_imm is not None and st.smem_off is not None:
+            raise _Attempt(tok.col if tok else 1, "two immediate offsets")
+        if imm is not None and field in f:
+            w = _width(lay, field)
+            if not -(1 << (w - 1)) <= imm < (1 << w):
+                raise _Attempt(tok.col if tok else 1, f"offset {imm} does not fit in {w} bits")
+            st.word |= put_bits(f[field], imm & ((1 << w) - 1))
+        if self.gen == 9:
+            if st.smem_reg is not None and imm is None:
+                st.word |= put_bits(f[field], st.smem_reg)
+            elif st.smem_reg is not None:
+                st.word |= put_bits(f["IMM"], 1) | put_bits(f["SOE"], 1) | put_bits(f["SOFFSET"], st.smem_reg)
+            elif imm is not None:
+                st.word |= put_bits(f["IMM"], 1)
+            return
+        if "SOFFSET" in f:
+            st.word |= put_bits(f["SOFFSET"], NULL_CODE[self.gen] if st.smem_reg is None else st.smem_reg)
 
     def _source_code(self, op: Operand, low: str, tok: _Token, is_float: bool, scalar: bool = False,
                      allow_literal: bool = True) -> int:
@@ -491,6 +545,8 @@ class _Encoder:
                 st.ext |= code << 14
                 return
             set_field("OMOD", code)
+        elif name == "offset" and value and form.encoding == "SMEM":
+            st.smem_off = num(value)
         elif name in ("offset", "offset0", "offset1") and value:
             v = num(value)
             if name == "offset" and "OFFSET1" in f:
@@ -622,6 +678,9 @@ class _State:
         self.extra_kind: str | None = None
         self.literal: int | None = None
         self.fi8 = False
+        self.smem_reg: int | None = None    # SMEM soffset register code
+        self.smem_imm: int | None = None    # SMEM soffset given as an immediate
+        self.smem_off: int | None = None    # SMEM offset:N modifier
 
 
 def _variant_matches(variant: str, want: str) -> bool:

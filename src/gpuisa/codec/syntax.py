@@ -72,6 +72,15 @@ INLINE_FLOATS: dict[int, tuple[str, float]] = {
 INV_2PI_BITS = {16: 0x3118, 32: 0x3E22F983, 64: 0x3FC45F306DC9C882}   # rdna3 manual lines 1345-1347
 INV_2PI_F64_SPELLING = "0.15915494309189532"                           # DOCS:673
 
+# The NULL register's scalar code per generation (rows above: 125 on gfx10, 124 from gfx11).
+NULL_CODE = {9: 125, 10: 125, 11: 124, 12: 124}
+
+# SMEM offsets (vega manual SMEM table: IMM, SOE; rdna manuals: SOFFSET = NULL for no register):
+#   gfx9:  IMM=1 SOE=0 -> `sbase, 0xOFF`;  IMM=0 -> `sbase, sN` (the register code in OFFSET[7:0]);
+#          IMM=1 SOE=1 -> `sbase, sN offset:0xOFF` (register in SOFFSET)
+#   gfx10+: SOFFSET=NULL -> `sbase, 0xOFF`; else `sbase, sN offset:0xOFF` (offset:0x0 printed from gfx12)
+# as llvm-mc prints them: gfx9_asm_smem.s, gfx10_smem.txt, gfx12_asm_smem.s.
+
 # Output modifier (OMOD field) spellings, AMDGPUModifierSyntax.rst "omod".
 OMOD = {1: "mul:2", 2: "mul:4", 3: "div:2"}
 

@@ -174,9 +174,50 @@ def _rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]:
                 size_text = page.size_text if page else ""
                 dwords = _dwords_of(page.size_bits if page else None, size_text, (o.type_override,) if o.type_override else (),
                                     wave64)
-                ops.append(Operand(o.name, o.role, tuple(accepts), dwords, size_text, "m" in o.tags, o.optional))
+                name, optional = o.name, o.optional
+                if o.role == "dst" and accepts and set(accepts) <= {"vcc", "exec"}:
+                    # GFX12's page spells VOPC's implicit destination as `vdst` accepting vcc / exec
+                    name, optional = ("vcc", False) if "vcc" in accepts else ("exec", True)
+                ops.append(Operand(name, o.role, tuple(accepts), dwords, size_text, "m" in o.tags, optional))
+            if ins.section.startswith(("VOP3", "VOPC", "VOP1", "VOP2")) and fam_key == "GFX12":
+                ops = _implied_modifiers(ops, ins.section)
             out[key] = Row(ins.mnemonic, ins.section, tuple(ops), ins.provenance.cite())
     return out
+
+
+_MODIFIER_SOURCE = "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX11.rst (VOP3 rows: clamp, omod, op_sel, :m sources)"
+
+
+def _implied_modifiers(ops: list[Operand], section: str) -> list[Operand]:
+    """GFX12's page lists VOP3 rows without modifiers or :m tags; the e64 fields (CLAMP, OMOD, OPSEL,
+    NEG, ABS) are spelled as the GFX11 page spells them (_MODIFIER_SOURCE). Only VOP3 sections."""
+    if not section.startswith("VOP3") or any(o.role == "modifier" for o in ops):
+        return ops
+    out = [Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, o.role == "src" or o.modifiers, o.optional)
+           for o in ops]
+    return out + [Operand(m, "modifier", (), 1, "", False, True) for m in ("clamp", "op_sel", "omod")]
+
+
+def _e64_from_e32(row: Row, wave64: bool) -> Row:
+    """The VOP3 (_e64) row of a VOP1/VOP2/VOPC instruction whose page lists only its e32 row
+    (GFX12): VOPC's VCC destination becomes sdst, vsrc1 becomes src1, VCC as carry-in ssrc2."""
+    lanes = 2 if wave64 else 1
+    scalar = ("s", "vcc", "ttmp", "null")
+    ops: list[Operand] = []
+    src_accepts = next((o.accepts for o in row.operands if o.name in ("src0", "src")), ())
+    for o in row.operands:
+        if o.name == "exec":
+            continue
+        if o.name == "vcc" and o.role == "dst":
+            ops.append(Operand("sdst", "dst", scalar, lanes, "", False, False))
+        elif o.name == "vcc":
+            ops.append(Operand("ssrc2", "src", scalar, lanes, "", False, False))
+        elif o.name == "vsrc1":
+            ops.append(Operand("src1", "src", src_accepts or o.accepts, o.dwords, o.size_text, True, False))
+        else:
+            ops.append(Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, o.role == "src", o.optional))
+    ops += [Operand(m, "modifier", (), 1, "", False, True) for m in ("clamp", "op_sel", "omod")]
+    return Row(row.mnemonic + "_e64", "VOP3 (derived from the e32 row)", tuple(ops), row.source)
 
 
 def _incomplete(row: Row) -> bool:
@@ -190,7 +231,7 @@ def _family_order(key: str) -> tuple[int, str]:
     return gen, digits
 
 
-def _variants(base: str, encoding: str, rows: dict[str, Row], promoted: bool) -> dict[str, Row]:
+def _variants(base: str, encoding: str, rows: dict[str, Row], promoted: bool, wave64: bool) -> dict[str, Row]:
     """Syntax rows of one form: the plain row plus the DPP / SDWA rows of its encoding."""
     out: dict[str, Row] = {}
     if encoding in E32_ENCODINGS:
@@ -203,6 +244,8 @@ def _variants(base: str, encoding: str, rows: dict[str, Row], promoted: bool) ->
     elif encoding in VOP3_ENCODINGS or encoding == "VOP3P":
         if promoted and base + "_e64" in rows:
             out["_e64"] = rows[base + "_e64"]
+        elif promoted and base in rows and rows[base].section.startswith(("VOP1", "VOP2", "VOPC")):
+            out["_e64"] = _e64_from_e32(rows[base], wave64)
         elif base in rows:
             out[""] = rows[base]
         elif base + "_e64" in rows:
@@ -271,7 +314,7 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
         elif encoding in ("VOPD Y", "VOPD3 Y"):
             op_field = "OPY"
         form = Form(name, base, encoding, layout_name, opcode)
-        form.rows = _variants(base, encoding, rows, name in promoted_names and encoding in VOP3_ENCODINGS)
+        form.rows = _variants(base, encoding, rows, name in promoted_names and encoding in VOP3_ENCODINGS, w64)
         if op_field != "OP":
             continue   # VOPD pairs: not decoded yet
         if opcode in lay.forms:
@@ -323,7 +366,7 @@ def tables_for(target: str, catalog_path: Path | None = None, wave64: bool | Non
     if key in _MEMO:
         return _MEMO[key]
     catalog = Catalog(cat_path)
-    code_stamp = "|".join(str(p.stat().st_mtime_ns) for p in sorted(Path(__file__).parent.glob("*.py")))
+    code_stamp = "|".join(str((Path(__file__).parent / n).stat().st_mtime_ns) for n in ("tables.py", "syntax.py"))
     stamp = f"{TABLES_VERSION}|{code_stamp}|{cat_path.resolve()}|{cat_path.stat().st_mtime_ns}|{_docs_dir()}|{target}|{wave64}"
     digest = hashlib.sha256(stamp.encode()).hexdigest()[:20]
     cache = paths.cache_dir() / "codec" / f"{target}-{digest}.pickle"
