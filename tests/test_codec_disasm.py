@@ -37,7 +37,8 @@ def test_cli_prints_offset_bytes_text(codec_env):
     assert r.returncode == 0, r.stderr
     assert r.stdout.split(None, 1)[0] == "0x0000:"
     assert data.hex(" ") in r.stdout and r.stdout.rstrip().endswith(asm)
-    j = run_cli("disasm", "--target", "gfx1100", "--json", data.hex(), env_catalog=codec_env)
+    words = [data[i:i + 4][::-1].hex() for i in range(0, len(data), 4)]   # llvm-objdump's dword spelling
+    j = run_cli("disasm", "--target", "gfx1100", "--json", *words, env_catalog=codec_env)
     doc = json.loads(j.stdout)
     assert doc["instructions"][0]["name"] == "v_sad_u32" and doc["instructions"][0]["text"] == asm
 

@@ -14,9 +14,10 @@ _HEX_TOKEN = re.compile(r"^(?:0x)?([0-9a-f]+)$")
 
 
 def parse_hex(tokens: list[str]) -> bytes:
-    """Bytes from hex tokens: `05 00 25 d6`, `050025d6`, `0x05,0x00`, `[0x05, 0x00]`.
+    """Bytes from hex tokens: `05 00 25 d6`, `0x05,0x00`, `[0x05, 0x00]`, `050025d60105`.
 
-    A 0x-prefixed token of 8 digits is a dword (little-endian, as llvm-objdump prints words)."""
+    A token of exactly 8 digits (`D6250005`, `0xd6250005`) is a dword, least significant byte
+    first in memory, as llvm-objdump prints instruction words."""
     out = bytearray()
     pieces = [p for t in tokens for p in re.split(r"[\s,\[\]]+", t) if p]
     for i, piece in enumerate(pieces):
@@ -24,7 +25,7 @@ def parse_hex(tokens: list[str]) -> bytes:
         if not m:
             raise GpuisaError(f"hex input token {i + 1} ({piece[:40]!r}) is not hexadecimal")
         digits = m.group(1)
-        if piece.lower().startswith("0x") and len(digits) == 8:
+        if len(digits) == 8:
             out += int(digits, 16).to_bytes(4, "little")
         elif len(digits) <= 2:
             out.append(int(digits, 16))
