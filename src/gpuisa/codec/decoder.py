@@ -9,10 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpuisa.codec import operands as ops
-from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SDWA
+from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SCOPES, SDWA, th_text
 from gpuisa.codec.tables import (
     E32_ENCODINGS,
-    SCALED_FIELDS,
     SOURCE_FIELDS,
     VOP3_ENCODINGS,
     Form,
@@ -22,6 +21,7 @@ from gpuisa.codec.tables import (
     TargetTables,
     field_for,
     get_bits,
+    scale_of,
 )
 
 
@@ -46,6 +46,38 @@ class Decoded:
 
 class _Undecodable(Exception):
     pass
+
+
+# DPP16 modifiers in the order llvm-mc prints them (AMDGPUModifierSyntax.rst, DPP16 modifiers);
+# "dpp16_ctrl" is GFX10+'s name of the control, "dpp_ctrl" GFX9's.
+DPP16_MODIFIERS = ("dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl", "fi", "dpp16_ctrl")
+
+# Data registers an ACC bit turns into AGPRs (cdna2/cdna3 manuals, DS/MUBUF/FLAT "ACC" field).
+ACC_FIELDS = frozenset({"VDST", "DATA", "DATA0", "DATA1", "VDATA"})
+
+
+# Scratch address modes before gfx11's SVE field (LLVM's FLAT tests): gfx940/950 keep SVE in bit 13
+# (flat-scratch-gfx942.s:42); gfx9 reads VADDR only when SADDR is off (0x7F, gfx9_flat.txt:1940);
+# gfx10 reads it when SADDR is NULL (0x7D), 0x7F being the no-address ST mode (flat-scratch-st-mode.s:8).
+SVE_BIT13_TARGETS = frozenset({"gfx942", "gfx950"})
+
+
+def _scratch_uses_vaddr(target: str, lay: Layout, word: int) -> bool:
+    saddr = get_bits(word, lay.fields["SADDR"]) if "SADDR" in lay.fields else 0x7F
+    if target in SVE_BIT13_TARGETS:
+        return bool((word >> 13) & 1)
+    if target.startswith("gfx10"):
+        return saddr == 0x7D
+    return saddr == 0x7F
+
+
+def _cache_kind(mnemonic: str) -> str:
+    """Load, store or atomic: which `th:` names apply (AMDGPUModifierSyntax.rst:1115)."""
+    if "_atomic_" in mnemonic or mnemonic.startswith("s_atomic"):
+        return "atomic"
+    if "_store" in mnemonic:
+        return "store"
+    return "load"
 
 
 def form_enc(lay: Layout) -> str:
@@ -134,8 +166,11 @@ class _Decoder:
         texts: list[str] = []
         mods: list[str] = []
         src_index = 0
+        dpp16 = variant in ("_dpp", "_e64_dpp")
         for op in row.operands:
             if op.role == "modifier":
+                if dpp16 and op.name in DPP16_MODIFIERS:
+                    continue   # printed below in LLVM's order
                 m = self._modifier(op, lay, form, word, variant, ext, row)
                 if m:
                     mods.append(m)
@@ -147,6 +182,11 @@ class _Decoder:
                 src_index += 1
             if text is not None:
                 texts.append(text)
+        if dpp16:
+            for name in DPP16_MODIFIERS[:5 if self.gen >= 10 else 4]:
+                m = self._dpp(name, variant, ext, word, lay)
+                if m:
+                    mods.append(m)
         out = mnemonic
         if texts:
             out += " " + ", ".join(texts)
@@ -196,10 +236,12 @@ class _Decoder:
                 get_bits(word, f["SC0"]) if "SC0" in f else 1
             if not ret:
                 return None
-        if "off" in op.accepts and fname in ("VADDR", "ADDR"):
+        if fname in ("VADDR", "ADDR") and ("off" in op.accepts or "OFFEN" in f or "SVE" in f):
             if "OFFEN" in f and "IDXEN" in f and not get_bits(word, f["OFFEN"]) and not get_bits(word, f["IDXEN"]):
                 return "off"
-            if "SVE" in f and not get_bits(word, f["SVE"]) and lay.fixed.get("SEG") == 1:
+            if "SVE" in f and not get_bits(word, f["SVE"]) and (lay.fixed.get("SEG") == 1 or lay.encoding == "VSCRATCH"):
+                return "off"
+            if "SVE" not in f and lay.fixed.get("SEG") == 1 and not _scratch_uses_vaddr(self.t.target, lay, word):
                 return "off"
             if "ADDR64" in f and not get_bits(word, f["ADDR64"]) and "OFFEN" in f and "IDXEN" in f and \
                     not get_bits(word, f["OFFEN"]) and not get_bits(word, f["IDXEN"]):
@@ -224,8 +266,7 @@ class _Decoder:
                 return "off"
             return None
         value = get_bits(word, lay.fields[fname])
-        if fname in SCALED_FIELDS:
-            value *= SCALED_FIELDS[fname]
+        value *= scale_of(fname, lay)
         acc = op.accepts
         if fname in ("SIMM16",):
             return self._simm16(op, value)
@@ -248,7 +289,8 @@ class _Decoder:
                 if text is None:
                     raise _Undecodable(f"{fname}={value} names no operand")
                 return text
-            return ops.reg_range("v", value & 0xFF, op.dwords)
+            kind = "a" if "ACC" in f and fname in ACC_FIELDS and get_bits(word, f["ACC"]) else "v"
+            return ops.reg_range(kind, value & 0xFF, op.dwords)
         if "s" in acc or "ttmp" in acc or "vcc" in acc or "null" in acc or "off" in acc:
             if "off" in acc and fname == "SADDR" and value in (0x7F, 0x7C if gen >= 11 else 0x7D):
                 return "off"
@@ -325,11 +367,19 @@ class _Decoder:
             return f"{name}:{v}" if v else None
         if name.startswith("offset") and form.encoding == "SMEM":
             return self._smem(lay, word)[1]
-        if name.startswith("offset") and "OFFSET" in f:
-            v = bit("OFFSET")
-            width = sum(hi - lo + 1 for hi, lo in f["OFFSET"])
+        if name in ("th", "scope") and "TH" in f:
+            scope = bit("SCOPE")
+            if name == "scope":
+                return f"scope:{SCOPES[scope]}" if scope else None
+            text = th_text(bit("TH"), scope, _cache_kind(form.base))
+            return f"th:{text}" if text else None
+        offset_field = "OFFSET" if "OFFSET" in f else "IOFFSET"
+        if name.startswith("offset") and offset_field in f:
+            v = bit(offset_field)
+            width = sum(hi - lo + 1 for hi, lo in f[offset_field])
             signed = name.endswith("s") or (form.encoding in ("GLOBAL", "SCRATCH", "VGLOBAL", "VSCRATCH", "VFLAT")
                                             and self.gen >= 10) or (form.encoding == "FLAT" and self.gen >= 12)
+            signed = signed and form.encoding != "VBUFFER"
             if signed and v >> (width - 1):
                 v -= 1 << width
             if form.encoding == "SMEM":

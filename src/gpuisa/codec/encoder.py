@@ -11,11 +11,10 @@ import re
 from dataclasses import dataclass
 
 from gpuisa.codec import operands as ops
-from gpuisa.codec.decoder import _is_float
+from gpuisa.codec.decoder import ACC_FIELDS, SVE_BIT13_TARGETS, _is_float
 from gpuisa.codec.operands import OperandError
-from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SDWA
+from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SCOPES, SDWA, th_code
 from gpuisa.codec.tables import (
-    SCALED_FIELDS,
     SOURCE_FIELDS,
     Form,
     Layout,
@@ -24,6 +23,7 @@ from gpuisa.codec.tables import (
     TargetTables,
     field_for,
     put_bits,
+    scale_of,
 )
 from gpuisa.errors import GpuisaError
 
@@ -31,11 +31,13 @@ MAX_LINE = 4096    # longer lines are refused before any parsing (a 10 MB line i
 
 
 # Fields LLVM fills although the syntax row names no operand for them (prefix, encodings, field,
-# value, the LLVM check line that shows it). gfx10+ only.
-FIELD_DEFAULTS: tuple[tuple[str, tuple[str, ...], str, int, str], ...] = (
-    ("v_cmpx_", ("VOP3", "VOP3A"), "VDST", 126,
+# value, first generation, the LLVM check line that shows it).
+FIELD_DEFAULTS: tuple[tuple[str, tuple[str, ...], str, int, int, str], ...] = (
+    ("v_cmpx_", ("VOP3", "VOP3A"), "VDST", 126, 10,
      "llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx11_asm_vop3_from_vopcx-fake16.s:1446, gfx10_asm_vopcx.s:692 "
      "(VDST = EXEC_LO)"),
+    ("buffer_", ("VBUFFER",), "FORMAT", 1, 12,
+     "llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx12_asm_vbuffer_mubuf.s:8 (untyped buffer ops carry FORMAT 1)"),
 )
 
 
@@ -284,11 +286,14 @@ class _Encoder:
         if self.gen >= 10 and form.encoding in ("VOP3", "VOP3SD", "VOP3P", "VOP3A", "VOP3B"):
             # LLVM fills source fields an instruction does not use with inline constant 0 (code 128)
             used = {field_for(o, lay) for o in form.rows[next(iter(form.rows))].operands}
+            vopc = form.base.startswith("v_cmpx_")
             for src in ("SRC1", "SRC2"):
-                if src in f and src not in used and not st.extra_kind:
+                # with DPP only v_cmpx's e64 form keeps the filler (gfx12_asm_vop3cx_dpp16-fake16.s:1350;
+                # v_cmp's does not: gfx12_asm_vop3c_dpp16-fake16.s:4521)
+                if src in f and src not in used and (not st.extra_kind or vopc):
                     st.word |= put_bits(f[src], 128)
-        for prefix, enc_names, field, value, _source in FIELD_DEFAULTS:
-            if form.base.startswith(prefix) and form.encoding in enc_names and field in f and self.gen >= 10:
+        for prefix, enc_names, field, value, min_gen, _source in FIELD_DEFAULTS:
+            if form.base.startswith(prefix) and form.encoding in enc_names and field in f and self.gen >= min_gen:
                 st.word |= put_bits(f[field], value)
         if form.encoding == "VOP3P" and not any(o.name == "m_op_sel_hi" for r in form.rows.values()
                                                 for o in r.operands):
@@ -343,6 +348,8 @@ class _Encoder:
                 return
             if reg is None or reg[0] != "v":
                 raise _Attempt(tok.col, f"{op.name} must be a VGPR in the DPP/SDWA form")
+            if "v" not in op.accepts and "v16" in op.accepts and reg[1] > 127:
+                raise _Attempt(tok.col, f"{low}: a 16-bit operand of this encoding reaches v0..v127 only")
             st.ext |= reg[1] & 0xFF
             return
         if fname is None:
@@ -357,15 +364,23 @@ class _Encoder:
                 raise _Attempt(tok.col, f"{text} does not fit in 16 bits")
             st.word |= put_bits(f[fname], v & 0xFFFF)
             return
-        if low == "off" and "off" in op.accepts:
+        if low == "off" and ("off" in op.accepts or (fname in ("VADDR", "ADDR") and ("OFFEN" in f or "SVE" in f))):
             if fname == "SADDR":
-                st.word |= put_bits(f[fname], 0x7C if gen >= 11 else 0x7D if gen == 10 else 0x7F)
+                code = 0x7C if gen >= 11 else 0x7D if gen == 10 else 0x7F
+                if lay.fixed.get("SEG") == 1 and gen == 10 and not st.scratch_vaddr:
+                    code = 0x7F     # gfx10 scratch with no address at all: ST mode
+                st.word |= put_bits(f[fname], code)
             return
         if fname in SOURCE_FIELDS and _width(lay, fname) == 9:
             code = self._source_code(op, low, tok, is_float)
             st.word |= put_bits(f[fname], code)
             return
         reg = _reg(low, tok)
+        if reg is not None and reg[0] == "a" and "ACC" in f and fname in ACC_FIELDS:
+            if reg[2] != op.dwords:
+                raise _Attempt(tok.col, f"{text} is {reg[2]} dword(s), {op.name} takes {op.dwords}")
+            st.word |= put_bits(f[fname], reg[1]) | put_bits(f["ACC"], 1)
+            return
         if reg is not None and reg[0] == "v":
             _, first, n = reg
             if "v" not in op.accepts and "v16" not in op.accepts:
@@ -377,8 +392,12 @@ class _Encoder:
             elif n != op.dwords:
                 raise _Attempt(tok.col, f"{text} is {n} dword(s), {op.name} takes {op.dwords}")
             st.word |= put_bits(f[fname], first)
-            if fname == "ADDR" and "SVE" in f and lay.fixed.get("SEG") == 1:
-                st.word |= put_bits(f["SVE"], 1)   # scratch with a VGPR address sets SVE (rdna3 manual, SCRATCH)
+            if fname == "ADDR" and lay.fixed.get("SEG") == 1:
+                st.scratch_vaddr = True
+                if "SVE" in f:
+                    st.word |= put_bits(f["SVE"], 1)   # scratch with a VGPR address sets SVE (rdna3 manual, SCRATCH)
+                elif self.t.target in SVE_BIT13_TARGETS:
+                    st.word |= 1 << 13
             return
         if fname in ("VDST", "VSRC1", "ADDR", "VADDR", "DATA", "DATA0", "DATA1", "VDATA") and "s" not in op.accepts:
             raise _Attempt(tok.col, f"{op.name} must be a VGPR")
@@ -403,7 +422,7 @@ class _Encoder:
         if fname == "SOFFSET" and form.encoding == "SMEM":
             st.smem_reg = code
             return
-        scale = SCALED_FIELDS.get(fname, 1)
+        scale = scale_of(fname, lay)
         if code % scale and code < 106:
             raise _Attempt(tok.col, f"{text} must start at a multiple of {scale}")
         st.word |= put_bits(f[fname], code // scale)
@@ -547,6 +566,25 @@ class _Encoder:
             set_field("OMOD", code)
         elif name == "offset" and value and form.encoding == "SMEM":
             st.smem_off = num(value)
+        elif name == "th" and value and "TH" in f:
+            from gpuisa.codec.decoder import _cache_kind
+
+            code = th_code(value, _cache_kind(form.base))
+            if code is None:
+                raise _Attempt(m.col, f"{m.text}: not a cache policy for this {_cache_kind(form.base)}")
+            set_field("TH", code)
+        elif name == "scope" and value and "SCOPE" in f:
+            if value.upper() not in SCOPES:
+                raise _Attempt(m.col, f"{m.text}: scope is one of {', '.join(SCOPES)}")
+            set_field("SCOPE", SCOPES.index(value.upper()))
+        elif name in ("offset", "offset0", "offset1") and value and "OFFSET" not in f and "IOFFSET" in f:
+            v = num(value)
+            w = _width(lay, "IOFFSET")
+            signed = form.encoding != "VBUFFER"
+            lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if signed else (0, (1 << w) - 1)
+            if not lo <= v <= hi:
+                raise _Attempt(m.col, f"{m.text}: offset must be {lo}..{hi}")
+            set_field("IOFFSET", v & ((1 << w) - 1))
         elif name in ("offset", "offset0", "offset1") and value:
             v = num(value)
             if name == "offset" and "OFFSET1" in f:
@@ -678,6 +716,7 @@ class _State:
         self.extra_kind: str | None = None
         self.literal: int | None = None
         self.fi8 = False
+        self.scratch_vaddr = False          # a scratch instruction given a VGPR address
         self.smem_reg: int | None = None    # SMEM soffset register code
         self.smem_imm: int | None = None    # SMEM soffset given as an immediate
         self.smem_off: int | None = None    # SMEM offset:N modifier

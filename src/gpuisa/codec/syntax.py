@@ -81,6 +81,48 @@ NULL_CODE = {9: 125, 10: 125, 11: 124, 12: 124}
 #   gfx10+: SOFFSET=NULL -> `sbase, 0xOFF`; else `sbase, sN offset:0xOFF` (offset:0x0 printed from gfx12)
 # as llvm-mc prints them: gfx9_asm_smem.s, gfx10_smem.txt, gfx12_asm_smem.s.
 
+# gfx12 cache policy (TH and SCOPE fields), AMDGPUModifierSyntax.rst:1115-1146. TH codes: 0 RT,
+# 1 NT, 2 HT, 3 LU/WB (BYPASS in SYS scope), 4 NT_RT, 5 RT_NT, 6 NT_HT, 7 NT_WB (stores);
+# atomics: bit 0 RETURN, bit 1 NT, bit 2 CASCADE (CASCADE_RT / _NT from DEV scope up).
+TH_NAMES = {1: "NT", 2: "HT", 4: "NT_RT", 5: "RT_NT", 6: "NT_HT"}
+SCOPES = ("SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS")
+
+
+def th_text(th: int, scope: int, kind: str) -> str | None:
+    """`th:` spelling of a TH code for a load, store or atomic (None for the default 0)."""
+    if th == 0:
+        return None
+    if kind == "atomic":
+        if th & 4:
+            return f"TH_ATOMIC_CASCADE_{'NT' if th & 2 else 'RT'}" if scope >= 2 else f"0x{th:x}"
+        if th & 2:
+            return "TH_ATOMIC_NT" + ("_RETURN" if th & 1 else "")
+        return "TH_ATOMIC_RETURN" if th & 1 else f"0x{th:x}"
+    prefix = "TH_STORE_" if kind == "store" else "TH_LOAD_"
+    if th == 3:
+        return prefix + ("BYPASS" if scope == 3 else "WB" if kind == "store" else "LU")
+    if th == 7:
+        return prefix + "NT_WB" if kind == "store" else f"0x{th:x}"
+    return prefix + TH_NAMES[th]
+
+
+def th_code(text: str, kind: str) -> int | None:
+    """TH code of a `th:` value, or None when it is not one of `kind`'s names."""
+    t = text.upper()
+    if t.startswith("0X"):
+        return int(t, 16)
+    if kind == "atomic":
+        table = {"TH_ATOMIC_RT": 0, "TH_ATOMIC_RETURN": 1, "TH_ATOMIC_RT_RETURN": 1, "TH_ATOMIC_NT": 2,
+                 "TH_ATOMIC_NT_RETURN": 3, "TH_ATOMIC_CASCADE_RT": 4, "TH_ATOMIC_CASCADE_NT": 6}
+        return table.get(t)
+    prefix = "TH_STORE_" if kind == "store" else "TH_LOAD_"
+    if not t.startswith(prefix):
+        return None
+    rest = t[len(prefix):]
+    table = {"RT": 0, "NT": 1, "HT": 2, "LU": 3, "WB": 3, "BYPASS": 3, "NT_RT": 4, "RT_NT": 5, "NT_HT": 6, "NT_WB": 7}
+    return table.get(rest)
+
+
 # Output modifier (OMOD field) spellings, AMDGPUModifierSyntax.rst "omod".
 OMOD = {1: "mul:2", 2: "mul:4", 3: "div:2"}
 

@@ -95,19 +95,29 @@ class TargetTables:
 # layout has wins). The names are LLVM's (AMDGPUAsmGFX*.rst rows); the fields the catalog's.
 OPERAND_FIELDS: dict[str, tuple[str, ...]] = {
     "vdst": ("VDST", "VDATA"), "sdst": ("SDST", "SDATA", "VDST"), "sdata": ("SDATA",),
-    "src0": ("SRC0", "SSRC0"), "src": ("SRC0", "SSRC0"), "vsrc": ("SRC0",), "vsrc0": ("SRC0",),
+    "src0": ("SRC0", "SSRC0"), "src": ("SRC0", "SSRC0"), "vsrc": ("SRC0", "VSRC"), "vsrc0": ("SRC0",),
     "ssrc0": ("SSRC0", "SRC0"), "ssrc": ("SSRC0", "SRC0"),
     "src1": ("SRC1", "SSRC1", "VSRC1"), "vsrc1": ("VSRC1", "SRC1"), "ssrc1": ("SSRC1", "SRC1"),
     "src2": ("SRC2",), "ssrc2": ("SRC2",), "vsrc2": ("SRC2",),
     "vaddr": ("ADDR", "VADDR"), "addr": ("ADDR", "VADDR"),
-    "vdata": ("DATA", "DATA0", "VDATA"), "vdata0": ("DATA0",), "vdata1": ("DATA1",),
+    "vdata": ("DATA", "DATA0", "VDATA", "VSRC"), "vdata0": ("DATA0",), "vdata1": ("DATA1",),
     "data0": ("DATA0",), "data1": ("DATA1",), "data": ("DATA",),
-    "saddr": ("SADDR",), "sbase": ("SBASE",), "soffset": ("SOFFSET",), "srsrc": ("SRSRC", "RSRC"),
+    "saddr": ("SADDR",), "sbase": ("SBASE",), "soffset": ("SOFFSET",),
+    "srsrc": ("SRSRC", "RSRC"), "rsrc": ("RSRC", "SRSRC"),
     "ssamp": ("SSAMP", "SAMP"), "simm16": ("SIMM16",), "simm32": (), "imm16": ("SIMM16",),
     "label": ("SIMM16",), "hwreg": ("SIMM16",), "msg": ("SIMM16",), "waitcnt": ("SIMM16",), "delay": ("SIMM16",),
 }
 # Fields whose value is an SGPR number divided by the register alignment (vega manual, SMEM/MUBUF tables).
 SCALED_FIELDS = {"SBASE": 2, "SRSRC": 4, "RSRC": 4, "SSAMP": 4, "SAMP": 4}
+SCALED_MAX_WIDTH = 6   # a 9-bit RSRC (gfx12 VBUFFER) holds the SGPR number itself
+
+
+def scale_of(field: str, lay: Layout) -> int:
+    """How many SGPRs one unit of a register field counts (SBASE: pairs, SRSRC: quads)."""
+    if field not in SCALED_FIELDS:
+        return 1
+    width = sum(hi - lo + 1 for hi, lo in lay.fields[field])
+    return SCALED_FIELDS[field] if width <= SCALED_MAX_WIDTH else 1
 SOURCE_FIELDS = ("SRC0", "SRC1", "SRC2", "SSRC0", "SSRC1")
 
 
