@@ -96,11 +96,6 @@ class Catalog:
             self._encodings[(arch, name)] = cached
         return cached
 
-    def arch_encodings(self, arch: str) -> list[Encoding]:
-        """Every resolved layout of one arch (what the codec builds its decode tables from)."""
-        names = [r[0] for r in self.conn.execute("SELECT name FROM encodings WHERE arch=? ORDER BY name", (arch,))]
-        return [e for e in (self.encoding(arch, n) for n in names) if e is not None]
-
     def arch_opcodes(self, arch: str) -> list[tuple[str, str, str | None, int]]:
         """(instruction, encoding, layout, opcode) of every instruction of one arch, primary encoding first."""
         return [tuple(r) for r in self.conn.execute(
@@ -484,7 +479,7 @@ class Catalog:
 
     def key_of(self, spelling: str) -> str | None:
         """Catalog key of an AMD spelling (LLVM mnemonic, old name), or None; no PTX lookup."""
-        key = canonical_instruction(spelling)
+        key = names.normalise(spelling)
         if self.conn.execute("SELECT 1 FROM instructions WHERE name=?", (key,)).fetchone():
             return key
         row = self.conn.execute("SELECT name FROM aliases WHERE alias=?", (key,)).fetchone()

@@ -293,7 +293,7 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
     for mnemonic, row in fallback.items():
         rows.setdefault(mnemonic, row)
     layouts: dict[str, Layout] = {}
-    for enc in catalog.arch_encodings(arch):
+    for enc in catalog.layouts(arch).values():
         fields = {f.name: f.bits for f in enc.fields}
         fixed = {f.name: f.value for f in enc.fields if f.value is not None}
         mask = value = 0
