@@ -105,6 +105,21 @@ class Catalog:
             self._encodings[(arch, name)] = cached
         return cached
 
+    def arch_opcodes(self, arch: str) -> list[tuple[str, str, str | None, int]]:
+        """(instruction, encoding, layout, opcode) of every instruction of one arch, primary encoding first."""
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT name, encoding, layout, opcode FROM instr_enc WHERE arch=? ORDER BY name, rank", (arch,))]
+
+    def arch_spellings(self, arch: str) -> dict[str, list[str]]:
+        """Names an instruction goes by on one arch: the manual's, the catalog key, then its aliases."""
+        out: dict[str, list[str]] = {}
+        for key, manual in self.conn.execute("SELECT name, manual_name FROM instr_arch WHERE arch=?", (arch,)):
+            out[key] = list(dict.fromkeys([manual, key]))
+        for alias, key in self.conn.execute("SELECT alias, name FROM aliases"):
+            if key in out and alias not in out[key]:
+                out[key].append(alias)
+        return out
+
     # ------------------------------------------------------------------ show
 
     def show(self, name: str, arch: str | None = None) -> InstructionDocument:

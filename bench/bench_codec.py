@@ -1,0 +1,157 @@
+"""Codec speed against llvm-mc 22 on the same input, and a long differential fuzzing run.
+
+Run: python bench/bench_codec.py [--target gfx1100] [--words 100000] [--lines 100000] [--fuzz 1000000]
+Prints ratios (llvm-mc time / codec time: >= 1.0 means the codec is faster); asserts nothing.
+
+- decode: the bytes of N corpus examples of one target, as one raw file. Codec: `gpuisa disasm
+  --file` end to end (process start, tables from the cache, printing). Peer: `llvm-mc
+  --disassemble` on the same bytes written as 0x.. text.
+- encode: N corpus assembler lines of one target. Codec: `gpuisa asm --file`. Peer:
+  `llvm-mc -show-encoding` on the same file.
+- code object: a 1 MB .text built by llvm-mc -filetype=obj from corpus lines, decoded by `gpuisa disasm --file`.
+- fuzz: N random instructions from the resolved encodings decoded by both (gpuisa.codec.fuzz), in
+  chunks; mismatch classes with one case each go to bench/results/codec_fuzz_<target>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from gpuisa import paths
+from gpuisa.sources import llvm_mc
+
+LLVM_MC = os.environ.get("GPUISA_LLVM_MC", "/usr/lib/llvm-22/bin/llvm-mc")
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def timed(cmd: list[str], stdin: str | None = None) -> tuple[float, subprocess.CompletedProcess]:
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True)
+    return time.perf_counter() - t0, proc
+
+
+def corpus_examples(sources: Path, target: str) -> list:
+    corpus = llvm_mc.read_corpus(sources)
+    return [ex for ex in corpus.examples if target in ex.targets and ex.bytes and "::" not in ex.asm
+            and not any("+real-true16" in m for m in ex.mattrs)
+            and not any("+wavefrontsize64" in m for m in ex.mattrs)]
+
+
+def bench_decode(examples: list, target: str, words: int, tmp: Path) -> None:
+    data = bytearray()
+    i = 0
+    while len(data) < words * 4:
+        data += examples[i % len(examples)].bytes
+        i += 1
+    raw = tmp / "code.bin"
+    raw.write_bytes(bytes(data))
+    text = "\n".join(" ".join(f"0x{b:02x}" for b in data[j:j + 16]) for j in range(0, len(data), 16)) + "\n"
+    t_llvm, p = timed([LLVM_MC, "--disassemble", "-triple=amdgcn", f"-mcpu={target}"], text)
+    t_ours, q = timed([sys.executable, "-m", "gpuisa", "disasm", "--target", target, "--file", str(raw)])
+    n_llvm = sum(1 for ln in p.stdout.splitlines() if ln.startswith("\t"))
+    n_ours = q.stdout.count("\n")
+    print(f"decode {len(data) // 4} words ({target}): llvm-mc {t_llvm:.2f}s ({n_llvm} instructions), "
+          f"codec {t_ours:.2f}s ({n_ours} lines); ratio llvm/codec {t_llvm / t_ours:.2f} (target >= 1.0)")
+
+
+def bench_encode(examples: list, target: str, lines: int, tmp: Path) -> None:
+    src = [ex.input for ex in examples if ex.direction == "asm" and ex.input]
+    ok_lines = []
+    i = 0
+    while len(ok_lines) < lines and src:
+        ok_lines.append(src[i % len(src)])
+        i += 1
+    f = tmp / "code.s"
+    f.write_text("\n".join(ok_lines) + "\n")
+    t_llvm, _ = timed([LLVM_MC, "-triple=amdgcn", f"-mcpu={target}", "-show-encoding", str(f)])
+    t_ours, q = timed([sys.executable, "-m", "gpuisa", "asm", "--target", target, "--file", str(f)])
+    status = "ok" if q.returncode == 0 else f"stopped: {q.stderr.strip()[:120]}"
+    print(f"encode {len(ok_lines)} lines ({target}): llvm-mc {t_llvm:.2f}s, codec {t_ours:.2f}s ({status}); "
+          f"ratio llvm/codec {t_llvm / t_ours:.2f} (target >= 0.5)")
+
+
+def bench_code_object(examples: list, target: str, tmp: Path) -> None:
+    src = [ex.asm for ex in examples if ex.direction == "asm"][:20000]
+    probe = tmp / "probe.s"
+    probe.write_text("\n".join(src) + "\n")
+    p = subprocess.run([LLVM_MC, "-triple=amdgcn-amd-amdhsa", f"-mcpu={target}", str(probe), "-filetype=null"],
+                       capture_output=True, text=True)
+    bad = {int(ln.split(":")[1]) for ln in p.stderr.splitlines() if ln.startswith(str(probe)) and ": error:" in ln}
+    good = [s for n, s in enumerate(src, 1) if n not in bad]
+    body, size = [], 0
+    while size < 1 << 20:
+        for s in good:
+            body.append("  " + s)
+            size += 8
+            if size >= 1 << 20:
+                break
+    asm = tmp / "big.s"
+    asm.write_text(".text\n.globl k\n.type k,@function\nk:\n" + "\n".join(body) + "\n.size k, .-k\n")
+    obj = tmp / "big.o"
+    subprocess.run([LLVM_MC, "-triple=amdgcn-amd-amdhsa", f"-mcpu={target}", "-filetype=obj", str(asm), "-o", str(obj)],
+                   check=True, capture_output=True)
+    t_ours, q = timed([sys.executable, "-m", "gpuisa", "disasm", "--target", target, "--file", str(obj)])
+    print(f"code object {obj.stat().st_size / 1e6:.2f} MB ({target}): codec {t_ours:.2f}s, {q.stdout.count(chr(10))} lines "
+          f"(target < 2 s), exit {q.returncode}")
+
+
+def bench_fuzz(target: str, count: int) -> None:
+    from gpuisa.codec.fuzz import fuzz
+    from gpuisa.verify.llvm_mc import find_llvm_mc
+
+    mc = find_llvm_mc()
+    total = {"words": 0, "compared": 0, "agree": 0, "crashes": 0}
+    classes: dict[tuple[str, str], dict] = {}
+    chunk = 50000
+    t0 = time.perf_counter()
+    for seed in range(max(1, count // chunk)):
+        r = fuzz(target, min(chunk, count), mc.path, f"llvm-mc {mc.version}", seed=seed)
+        j = r.to_json()
+        for k in total:
+            total[k] += j[k]
+        for c in j["classes"]:
+            key = (c["family"], c["kind"])
+            classes.setdefault(key, {"family": c["family"], "kind": c["kind"], "count": 0, "case": c["case"]})
+            classes[key]["count"] += c["count"]
+    rate = 1 - total["agree"] / total["compared"] if total["compared"] else 0
+    print(f"fuzz {target}: {total['words']} words, {total['compared']} instructions compared, {total['agree']} agree, "
+          f"mismatch rate {rate:.1%}, crashes {total['crashes']}, {len(classes)} mismatch classes "
+          f"({time.perf_counter() - t0:.0f}s)")
+    RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / f"codec_fuzz_{target}.json"
+    out.write_text(json.dumps({"target": target, "tool": f"llvm-mc {mc.version}", **total,
+                               "classes": sorted(classes.values(), key=lambda c: -c["count"])}, indent=1))
+    print(f"  classes and one case each: {out}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--target", default="gfx1100")
+    ap.add_argument("--sources", type=Path, default=None)
+    ap.add_argument("--words", type=int, default=100_000)
+    ap.add_argument("--lines", type=int, default=100_000)
+    ap.add_argument("--fuzz", type=int, default=0, help="random instructions for the fuzzing run (0: skip)")
+    args = ap.parse_args()
+    sources = args.sources or paths.default_sources()
+    examples = corpus_examples(sources, args.target)
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        # one warm-up so the per-target tables are cached, as they are for a user after the first run
+        subprocess.run([sys.executable, "-m", "gpuisa", "disasm", "--target", args.target, "00", "00", "80", "bf"],
+                       capture_output=True)
+        bench_decode(examples, args.target, args.words, tmp)
+        bench_encode(examples, args.target, args.lines, tmp)
+        bench_code_object(examples, args.target, tmp)
+    if args.fuzz:
+        bench_fuzz(args.target, args.fuzz)
+
+
+if __name__ == "__main__":
+    main()

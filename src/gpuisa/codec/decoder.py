@@ -1,0 +1,507 @@
+"""Bytes -> instructions: find the layout by its fixed bits, the instruction by its opcode, then
+print each operand of the instruction's LLVM syntax row from its field.
+
+Invalid words become `Decoded(valid=False)` entries of 4 bytes and decoding resumes after them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuisa.codec import operands as ops
+from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SCOPES, SDWA, th_text
+from gpuisa.codec.tables import (
+    E32_ENCODINGS,
+    SOURCE_FIELDS,
+    VOP3_ENCODINGS,
+    Form,
+    Layout,
+    Operand,
+    Row,
+    TargetTables,
+    field_for,
+    get_bits,
+    scale_of,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """One decoded instruction (or one invalid dword)."""
+
+    offset: int
+    data: bytes
+    text: str
+    name: str | None = None          # catalog key, None when invalid
+    encoding: str | None = None
+    valid: bool = True
+    reason: str = ""
+    symbol: str = ""                 # code-object symbol the bytes belong to ("" for raw input)
+
+    def to_json(self) -> dict:
+        return {"offset": self.offset, "bytes": self.data.hex(" "), "text": self.text, "name": self.name and
+                self.name.lower(), "encoding": self.encoding, "valid": self.valid, **({"reason": self.reason}
+                                                                                   if self.reason else {})}
+
+
+class _Undecodable(Exception):
+    pass
+
+
+# DPP16 modifiers in the order llvm-mc prints them (AMDGPUModifierSyntax.rst, DPP16 modifiers);
+# "dpp16_ctrl" is GFX10+'s name of the control, "dpp_ctrl" GFX9's.
+DPP16_MODIFIERS = ("dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl", "fi", "dpp16_ctrl")
+
+# Data registers an ACC bit turns into AGPRs (cdna2/cdna3 manuals, DS/MUBUF/FLAT "ACC" field).
+ACC_FIELDS = frozenset({"VDST", "DATA", "DATA0", "DATA1", "VDATA"})
+
+
+# Scratch address modes before gfx11's SVE field (LLVM's FLAT tests): gfx940/950 keep SVE in bit 13
+# (flat-scratch-gfx942.s:42); gfx9 reads VADDR only when SADDR is off (0x7F, gfx9_flat.txt:1940);
+# gfx10 reads it when SADDR is NULL (0x7D), 0x7F being the no-address ST mode (flat-scratch-st-mode.s:8).
+SVE_BIT13_TARGETS = frozenset({"gfx942", "gfx950"})
+
+
+def _scratch_uses_vaddr(target: str, lay: Layout, word: int) -> bool:
+    saddr = get_bits(word, lay.fields["SADDR"]) if "SADDR" in lay.fields else 0x7F
+    if target in SVE_BIT13_TARGETS:
+        return bool((word >> 13) & 1)
+    if target.startswith("gfx10"):
+        return saddr == 0x7D
+    return saddr == 0x7F
+
+
+def _cache_kind(mnemonic: str) -> str:
+    """Load, store or atomic: which `th:` names apply (AMDGPUModifierSyntax.rst:1115)."""
+    if "_atomic_" in mnemonic or mnemonic.startswith("s_atomic"):
+        return "atomic"
+    if "_store" in mnemonic:
+        return "store"
+    return "load"
+
+
+def form_enc(lay: Layout) -> str:
+    return lay.encoding
+
+
+def _is_float(mnemonic: str) -> bool:
+    parts = mnemonic.split("_")
+    return any(p.startswith(("f16", "f32", "f64", "bf16")) or p in ("f16", "f32", "f64") for p in parts[1:])
+
+
+class _Decoder:
+    """Decodes one instruction at a position; holds the pieces the printers share."""
+
+    def __init__(self, tables: TargetTables) -> None:
+        self.t = tables
+        self.gen = tables.gen
+
+    def find(self, data: bytes, pos: int) -> tuple[Layout, Form, int] | None:
+        w0 = int.from_bytes(data[pos:pos + 4], "little")
+        for mask, groups in self.t.by_mask:
+            lays = groups.get(w0 & mask)
+            if not lays:
+                continue
+            for lay in lays:
+                n = lay.width // 8
+                word = int.from_bytes(data[pos:pos + n], "little")
+                form = lay.forms.get(get_bits(word, lay.op_bits))
+                if form is None or not form.rows:
+                    continue
+                if any(get_bits(word, lay.fields[f]) != v for f, v in lay.fixed.items() if lay.fields[f][0][0] >= 32):
+                    continue
+                return lay, form, word
+        return None
+
+    def decode(self, data: bytes, pos: int) -> Decoded:
+        if len(data) - pos < 4:
+            return Decoded(pos, data[pos:], "<invalid>", valid=False, reason="truncated: fewer than 4 bytes left")
+        found = self.find(data, pos)
+        if found is None:
+            return Decoded(pos, data[pos:pos + 4], "<invalid>", valid=False, reason="no instruction has these bits")
+        lay, form, _ = found
+        n = lay.width // 8
+        if len(data) - pos < n:
+            return Decoded(pos, data[pos:], "<invalid>", valid=False,
+                           reason=f"truncated: {form.base} needs {n} bytes, {len(data) - pos} left")
+        try:
+            text, size = self.render(lay, form, data, pos)
+        except _Undecodable as exc:
+            return Decoded(pos, data[pos:pos + 4], "<invalid>", valid=False, reason=str(exc))
+        except (KeyError, IndexError, ValueError, TypeError) as exc:   # a gap in the tables, not the input
+            return Decoded(pos, data[pos:pos + 4], "<invalid>", valid=False,
+                           reason=f"cannot print {form.base} on {self.t.target}: internal {type(exc).__name__} {exc}")
+        if len(data) - pos < size:
+            return Decoded(pos, data[pos:], "<invalid>", valid=False,
+                           reason=f"truncated: {form.base} needs {size} bytes, {len(data) - pos} left")
+        return Decoded(pos, data[pos:pos + size], text, form.name, form.encoding)
+
+    # ------------------------------------------------------------------ rendering
+
+    def render(self, lay: Layout, form: Form, data: bytes, pos: int) -> tuple[str, int]:
+        size = lay.width // 8
+        word = int.from_bytes(data[pos:pos + size], "little")
+        f = lay.fields
+        variant, extra = self._variant(lay, form, word)
+        row = form.rows.get(variant)
+        if row is None:
+            raise _Undecodable(f"{form.base}: no {variant or 'plain'} form on {self.t.target}")
+        ext = 0
+        if extra:
+            if len(data) < pos + size + 4:
+                raise _Undecodable(f"truncated: {form.base}{variant} needs {size + 4} bytes")
+            ext = int.from_bytes(data[pos + size:pos + size + 4], "little")
+            size += 4
+        literal = None
+        uses_literal = any(n in f and get_bits(word, f[n]) == LITERAL for n in SOURCE_FIELDS if not extra or n != "SRC0")
+        if uses_literal:
+            if len(data) < pos + size + 4:
+                raise _Undecodable(f"truncated: {form.base} has a literal constant and needs {size + 4} bytes")
+            literal = int.from_bytes(data[pos + size:pos + size + 4], "little")
+            size += 4
+        mnemonic = form.base + variant.split("~")[0]
+        if form.encoding == "VOPC" and variant.startswith("_dpp") and self.gen >= 11:
+            mnemonic = form.base   # LLVM prints VOPC DPP without the suffix (gfx11_dasm_vopc_dpp16.txt)
+        is_float = _is_float(mnemonic)
+        texts: list[str] = []
+        mods: list[str] = []
+        src_index = 0
+        dpp16 = variant in ("_dpp", "_e64_dpp")
+        for op in row.operands:
+            if op.role == "modifier":
+                if dpp16 and op.name in DPP16_MODIFIERS:
+                    continue   # printed below in LLVM's order
+                m = self._modifier(op, lay, form, word, variant, ext, row)
+                if m:
+                    mods.append(m)
+                continue
+            text = self._operand(op, lay, word, literal, is_float, variant, ext)
+            if op.role == "src" and op.name not in ("vcc",) and op.modifiers:
+                text = self._neg_abs(text, lay, word, src_index, variant, ext)
+            if op.role == "src":
+                src_index += 1
+            if text is not None:
+                texts.append(text)
+        if dpp16:
+            for name in DPP16_MODIFIERS[:5 if self.gen >= 10 else 4]:
+                m = self._dpp(name, variant, ext, word, lay)
+                if m:
+                    mods.append(m)
+        out = mnemonic
+        if texts:
+            out += " " + ", ".join(texts)
+        if mods:
+            out += " " + " ".join(mods)
+        return out, size
+
+    def _variant(self, lay: Layout, form: Form, word: int) -> tuple[str, bool]:
+        """Which syntax row (e32/e64/dpp/sdwa) and whether an extra DPP/SDWA dword follows."""
+        enc = form.encoding
+        src0 = get_bits(word, lay.fields["SRC0"]) if "SRC0" in lay.fields else None
+        if enc in E32_ENCODINGS:
+            if src0 == DPP16:
+                return "_dpp", True
+            if src0 in (DPP8, DPP8FI) and self.gen >= 10:
+                return "_dpp~dpp8", True
+            if src0 == SDWA and self.gen in (9, 10) and "_sdwa" in form.rows:
+                return "_sdwa", True
+            return ("_e32" if "_e32" in form.rows else ""), False
+        if enc in VOP3_ENCODINGS or enc == "VOP3P":
+            if self.gen >= 11 and src0 in (DPP16, DPP8, DPP8FI):
+                v = "_e64_dpp" if any(k.startswith("_e64_dpp") for k in form.rows) else "_dpp"
+                return v + ("~dpp8" if src0 != DPP16 else ""), True
+            return ("_e64" if "_e64" in form.rows else ""), False
+        return "", False
+
+    def _operand(self, op: Operand, lay: Layout, word: int, literal: int | None, is_float: bool,
+                 variant: str, ext: int) -> str | None:
+        name = op.name
+        gen = self.gen
+        if name == "vcc":
+            return "vcc" if self.t.wave64 else "vcc_lo"
+        if name == "exec" and op.role == "dst":
+            return None          # v_cmpx writes EXEC; LLVM prints no destination
+        if variant == "_sdwa" and name == "sdst":   # VOPC SDWA: SD bit 15 selects SDST [14:8], else VCC
+            if not (ext >> 15) & 1:
+                return "vcc" if self.t.wave64 else "vcc_lo"
+            text = ops.scalar_name((ext >> 8) & 0x7F, op.dwords, gen)
+            if text is None:
+                raise _Undecodable("SDWA SDST names no scalar register")
+            return text
+        fname = field_for(op, lay)
+        f = lay.fields
+        if op.optional and op.role == "dst" and fname in ("VDST", "VDATA"):
+            # an atomic returns its pre-op value only with GLC (TH bit 0 on gfx12): vdst:opt
+            ret = get_bits(word, f["GLC"]) if "GLC" in f else get_bits(word, f["TH"]) & 1 if "TH" in f else \
+                get_bits(word, f["SC0"]) if "SC0" in f else 1
+            if not ret:
+                return None
+        if fname in ("VADDR", "ADDR") and ("off" in op.accepts or "OFFEN" in f or "SVE" in f):
+            if "OFFEN" in f and "IDXEN" in f and not get_bits(word, f["OFFEN"]) and not get_bits(word, f["IDXEN"]):
+                return "off"
+            if "SVE" in f and not get_bits(word, f["SVE"]) and (lay.fixed.get("SEG") == 1 or lay.encoding == "VSCRATCH"):
+                return "off"
+            if "SVE" not in f and lay.fixed.get("SEG") == 1 and not _scratch_uses_vaddr(self.t.target, lay, word):
+                return "off"
+            if "ADDR64" in f and not get_bits(word, f["ADDR64"]) and "OFFEN" in f and "IDXEN" in f and \
+                    not get_bits(word, f["OFFEN"]) and not get_bits(word, f["IDXEN"]):
+                return "off"
+        if fname in ("ADDR", "VADDR") and op.size_text.startswith("1 or 2 dwords") and "SADDR" in f:
+            saddr = get_bits(word, f["SADDR"])
+            return ops.reg_range("v", get_bits(word, f[fname]), 2 if saddr in (0x7F, 0x7C if gen >= 11 else 0x7D) else 1)
+        if fname == "SOFFSET" and form_enc(lay) == "SMEM":
+            return self._smem(lay, word)[0]
+        if fname in ("VADDR",) and "OFFEN" in f and "IDXEN" in f:
+            n = get_bits(word, f["OFFEN"]) + get_bits(word, f["IDXEN"])
+            return ops.reg_range("v", get_bits(word, f[fname]), max(n, 1))
+        if variant in ("_dpp", "_dpp~dpp8", "_sdwa", "_e64_dpp", "_e64_dpp~dpp8") and fname == "SRC0":
+            src = ext & 0xFF
+            if variant == "_sdwa" and (ext >> 23) & 1:   # SDWA S0 bit: src0 is an SGPR (gfx9+)
+                return ops.source_text(src, op.dwords, gen)
+            return ops.reg_range("v", src, op.dwords)
+        if fname is None:
+            if name in ("simm32", "literal", "imm32") and literal is not None:
+                return f"0x{literal:x}"
+            if name in ("off",):
+                return "off"
+            return None
+        value = get_bits(word, lay.fields[fname])
+        value *= scale_of(fname, lay)
+        acc = op.accepts
+        if fname in ("SIMM16",):
+            return self._simm16(op, value)
+        if fname in SOURCE_FIELDS and (lay.fields[fname][0][0] - lay.fields[fname][0][1] == 8 or "s" in acc
+                                        or "constant" in acc or "literal" in acc or "iconst" in acc):
+            if value == LITERAL:
+                if literal is None:
+                    raise _Undecodable("literal constant expected")
+                return f"0x{literal:x}"
+            text = ops.source_text(value, op.dwords, gen)
+            if text is None:
+                raise _Undecodable(f"{fname}={value} names no operand on {self.t.target}")
+            return text
+        if "v16" in acc and "v" not in acc:
+            acc = (*acc, "v")
+        if "v" in acc and ("s" not in acc or fname in ("VDST", "VSRC1", "ADDR", "VADDR", "DATA", "DATA0", "DATA1",
+                                                      "VDATA")):
+            if fname in SOURCE_FIELDS and value < 256:
+                text = ops.source_text(value, op.dwords, gen)
+                if text is None:
+                    raise _Undecodable(f"{fname}={value} names no operand")
+                return text
+            kind = "a" if "ACC" in f and fname in ACC_FIELDS and get_bits(word, f["ACC"]) else "v"
+            return ops.reg_range(kind, value & 0xFF, op.dwords)
+        if "s" in acc or "ttmp" in acc or "vcc" in acc or "null" in acc or "off" in acc:
+            if "off" in acc and fname == "SADDR" and value in (0x7F, 0x7C if gen >= 11 else 0x7D):
+                return "off"
+            text = ops.scalar_name(value, op.dwords, gen)
+            if text is None:
+                text = ops.source_text(value, op.dwords, gen)
+            if text is None:
+                raise _Undecodable(f"{fname}={value} names no scalar register")
+            return text
+        if "a" in acc:
+            return ops.reg_range("a", value & 0xFF, op.dwords)
+        return str(value)
+
+    def _simm16(self, op: Operand, value: int) -> str:
+        if op.name == "label":
+            return str(value - 0x10000 if value & 0x8000 else value)
+        if op.name in ("simm16",):
+            return f"0x{value:x}"
+        return str(value)
+
+    def _neg_abs(self, text: str | None, lay: Layout, word: int, idx: int, variant: str, ext: int) -> str | None:
+        if text is None:
+            return None
+        f = lay.fields
+        neg = abs_ = 0
+        if variant == "_dpp" and "NEG" not in f:
+            neg = (ext >> (20 + 2 * idx)) & 1 if idx < 2 else 0
+            abs_ = (ext >> (21 + 2 * idx)) & 1 if idx < 2 else 0
+        elif variant == "_sdwa":
+            neg = (ext >> (20 + 8 * idx)) & 1 if idx < 2 else 0
+            abs_ = (ext >> (21 + 8 * idx)) & 1 if idx < 2 else 0
+        elif variant == "_dpp~dpp8" and "NEG" not in f:
+            pass
+        else:
+            if "NEG" in f:
+                neg = (get_bits(word, f["NEG"]) >> idx) & 1
+            if "ABS" in f:
+                abs_ = (get_bits(word, f["ABS"]) >> idx) & 1
+        if abs_:
+            text = f"|{text}|"
+        if neg:
+            imm = not abs_ and not text[:1].isalpha()
+            text = f"neg({text})" if imm else f"-{text}"
+        return text
+
+    def _modifier(self, op: Operand, lay: Layout, form: Form, word: int, variant: str, ext: int,
+                  row: Row) -> str | None:
+        f = lay.fields
+        name = op.name
+
+        def bit(field: str) -> int:
+            return get_bits(word, f[field]) if field in f else 0
+
+        if name in ("dpp16_ctrl", "dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl", "fi", "dpp8_sel"):
+            return self._dpp(name, variant, ext, word, lay)
+        if name in ("dst_sel", "dst_unused", "src0_sel", "src1_sel"):
+            return self._sdwa(name, ext)
+        if name == "clamp" and variant == "_sdwa" and "CLAMP" not in f:
+            return "clamp" if (ext >> 13) & 1 else None
+        if name == "omod" and variant == "_sdwa" and "OMOD" not in f:
+            return OMOD.get((ext >> 14) & 3)
+        if name in ("clamp",):
+            return "clamp" if bit("CLAMP") else None
+        if name == "omod":
+            return OMOD.get(bit("OMOD"))
+        if name in ("gds", "glc", "slc", "dlc", "tfe", "lds", "idxen", "offen", "nv", "scc", "d16", "a16", "r128",
+                    "unorm", "da", "lwe", "sc0", "sc1", "nt", "addr64"):
+            return name if bit(name.upper()) else None
+        if name == "offset" and "OFFSET1" in f:
+            v = (bit("OFFSET1") << 8) | bit("OFFSET0")
+            return f"offset:{v}" if v else None
+        if name in ("offset0", "offset1"):
+            v = bit(name.upper())
+            return f"{name}:{v}" if v else None
+        if name.startswith("offset") and form.encoding == "SMEM":
+            return self._smem(lay, word)[1]
+        if name in ("th", "scope") and "TH" in f:
+            scope = bit("SCOPE")
+            if name == "scope":
+                return f"scope:{SCOPES[scope]}" if scope else None
+            text = th_text(bit("TH"), scope, _cache_kind(form.base))
+            return f"th:{text}" if text else None
+        offset_field = "OFFSET" if "OFFSET" in f else "IOFFSET"
+        if name.startswith("offset") and offset_field in f:
+            v = bit(offset_field)
+            width = sum(hi - lo + 1 for hi, lo in f[offset_field])
+            signed = name.endswith("s") or (form.encoding in ("GLOBAL", "SCRATCH", "VGLOBAL", "VSCRATCH", "VFLAT")
+                                            and self.gen >= 10) or (form.encoding == "FLAT" and self.gen >= 12)
+            signed = signed and form.encoding != "VBUFFER"
+            if signed and v >> (width - 1):
+                v -= 1 << width
+            if form.encoding == "SMEM":
+                return f"offset:0x{v:x}" if v or self.gen >= 12 else None
+            return f"offset:{v}" if v else None
+        if name == "op_sel" and "OPSEL" in f:
+            v = bit("OPSEL")
+            n = len([o for o in row.operands if o.role == "src"])
+            vals = [(v >> i) & 1 for i in range(n)]
+            if form.encoding != "VOP3P":   # VOP3 OPSEL: one bit per source, bit 3 for the destination
+                vals.append((v >> 3) & 1)
+            return f"op_sel:[{','.join(map(str, vals))}]" if any(vals) else None
+        if name in ("op_sel_hi", "m_op_sel_hi") and "OPSEL_HI" in f:
+            hi = bit("OPSEL_HI") | (bit("OPSEL_HI2") << 2)
+            n = len([o for o in row.operands if o.role == "src"])
+            vals = [(hi >> i) & 1 for i in range(n)]
+            default = 0 if name == "m_op_sel_hi" else 1    # AMDGPUModifierSyntax.rst:2074 / :1917
+            return f"op_sel_hi:[{','.join(map(str, vals))}]" if any(x != default for x in vals) else None
+        if name == "m_op_sel":
+            name = "op_sel"
+        if name in ("neg_lo", "neg_hi"):
+            field = "NEG" if name == "neg_lo" else "NEG_HI"
+            v = bit(field)
+            n = len([o for o in row.operands if o.role == "src"])
+            vals = [(v >> i) & 1 for i in range(n)]
+            return f"{name}:[{','.join(map(str, vals))}]" if any(vals) else None
+        return None
+
+
+    def _smem(self, lay: Layout, word: int) -> tuple[str | None, str | None]:
+        """SMEM soffset operand text and offset modifier text (see SMEM_OFFSET_RULES in syntax.py)."""
+        f = lay.fields
+        field = "OFFSET" if "OFFSET" in f else "IOFFSET"
+        off = get_bits(word, f[field]) if field in f else 0
+        width = sum(hi - lo + 1 for hi, lo in f[field]) if field in f else 1
+        if off >> (width - 1):
+            off -= 1 << width
+        off_text = f"0x{off:x}" if off >= 0 else f"-0x{-off:x}"
+        if self.gen == 9:
+            imm = get_bits(word, f["IMM"]) if "IMM" in f else 1
+            soe = get_bits(word, f["SOE"]) if "SOE" in f else 0
+            if imm and not soe:
+                return off_text, None
+            if not imm:
+                return ops.scalar_name(off & 0xFF, 1, 9), None
+            return ops.scalar_name(get_bits(word, f["SOFFSET"]), 1, 9), f"offset:{off_text}"
+        so = get_bits(word, f["SOFFSET"]) if "SOFFSET" in f else NULL_CODE[self.gen]
+        if so == NULL_CODE[self.gen]:
+            return off_text, None
+        return ops.scalar_name(so, 1, self.gen), (f"offset:{off_text}" if off or self.gen >= 12 else None)
+
+    def _dpp(self, name: str, variant: str, ext: int, word: int, lay: Layout) -> str | None:
+        if variant.endswith("~dpp8"):
+            if name == "dpp8_sel":
+                return "dpp8:[" + ",".join(str((ext >> (8 + 3 * i)) & 7) for i in range(8)) + "]"
+            if name == "fi":
+                src0 = get_bits(word, lay.fields["SRC0"])
+                return "fi:1" if src0 == DPP8FI else None
+            return None
+        ctrl = (ext >> 8) & 0x1FF
+        if name in ("dpp16_ctrl", "dpp_ctrl"):
+            return _dpp_ctrl(ctrl, self.gen)
+        if name == "row_mask":
+            return f"row_mask:0x{(ext >> 28) & 0xF:x}"
+        if name == "bank_mask":
+            return f"bank_mask:0x{(ext >> 24) & 0xF:x}"
+        if name == "bound_ctrl":
+            return ("bound_ctrl:1" if self.gen >= 10 else "bound_ctrl:0") if (ext >> 19) & 1 else None
+        if name == "fi":
+            return "fi:1" if (ext >> 18) & 1 else None
+        return None
+
+    def _sdwa(self, name: str, ext: int) -> str | None:
+        sel = ("BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD")
+        unused = ("UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE")
+        try:
+            if name == "dst_sel":
+                return f"dst_sel:{sel[(ext >> 8) & 7]}"
+            if name == "dst_unused":
+                return f"dst_unused:{unused[(ext >> 11) & 3]}"
+            if name == "src0_sel":
+                return f"src0_sel:{sel[(ext >> 16) & 7]}"
+            if name == "src1_sel":
+                return f"src1_sel:{sel[(ext >> 24) & 7]}"
+        except IndexError:
+            raise _Undecodable("SDWA selector out of range") from None
+        return None
+
+
+def _dpp_ctrl(ctrl: int, gen: int) -> str:
+    """DPP16 control spelling (AMDGPUModifierSyntax.rst, dpp_ctrl / dpp16_ctrl)."""
+    if ctrl <= 0xFF:
+        return "quad_perm:[" + ",".join(str((ctrl >> (2 * i)) & 3) for i in range(4)) + "]"
+    for lo, spelling in ((0x100, "row_shl"), (0x110, "row_shr"), (0x120, "row_ror")):
+        if lo < ctrl <= lo + 0xF:
+            return f"{spelling}:{ctrl - lo}"
+    fixed = {0x140: "row_mirror", 0x141: "row_half_mirror"}
+    if gen < 10:
+        fixed.update({0x130: "wave_shl:1", 0x134: "wave_rol:1", 0x138: "wave_shr:1", 0x13C: "wave_ror:1",
+                      0x142: "row_bcast:15", 0x143: "row_bcast:31"})
+    if ctrl in fixed:
+        return fixed[ctrl]
+    if gen >= 10 and 0x150 <= ctrl <= 0x15F:
+        return f"row_share:{ctrl - 0x150}"
+    if gen >= 10 and 0x160 <= ctrl <= 0x16F:
+        return f"row_xmask:{ctrl - 0x160}"
+    raise _Undecodable(f"DPP control 0x{ctrl:x} is reserved")
+
+
+def decode_bytes(data: bytes, target: str, catalog=None, base: int = 0, symbol: str = "") -> list[Decoded]:
+    """Every instruction in `data` (raw little-endian words) for one gfx target; offsets start at `base`."""
+    from dataclasses import replace
+
+    from gpuisa.codec.tables import tables_for
+
+    dec = _Decoder(tables_for(target, catalog))
+    out: list[Decoded] = []
+    pos = 0
+    while pos < len(data):
+        d = dec.decode(data, pos)
+        if base or symbol:
+            d = replace(d, offset=d.offset + base, symbol=symbol)
+        out.append(d)
+        pos += max(len(d.data), 1)
+    return out

@@ -1,0 +1,788 @@
+"""LLVM-syntax AMDGPU assembly -> bytes, walking the same syntax rows and fields as the decoder.
+
+A mnemonic without an encoding suffix tries its forms in LLVM's order (e32 before e64, DPP /
+SDWA when their modifiers are given); the first form whose operands all fit wins. Errors carry
+line:column and say why (unknown mnemonic, operand not allowed, literal out of range).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gpuisa.codec import operands as ops
+from gpuisa.codec.decoder import ACC_FIELDS, SVE_BIT13_TARGETS, _is_float
+from gpuisa.codec.operands import OperandError
+from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SCOPES, SDWA, th_code
+from gpuisa.codec.tables import (
+    SOURCE_FIELDS,
+    Form,
+    Layout,
+    Operand,
+    Row,
+    TargetTables,
+    field_for,
+    put_bits,
+    scale_of,
+)
+from gpuisa.errors import GpuisaError
+
+MAX_LINE = 4096    # longer lines are refused before any parsing (a 10 MB line is one error)
+
+
+# Fields LLVM fills although the syntax row names no operand for them (prefix, encodings, field,
+# value, first generation, the LLVM check line that shows it).
+FIELD_DEFAULTS: tuple[tuple[str, tuple[str, ...], str, int, int, str], ...] = (
+    ("v_cmpx_", ("VOP3", "VOP3A"), "VDST", 126, 10,
+     "llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx11_asm_vop3_from_vopcx-fake16.s:1446, gfx10_asm_vopcx.s:692 "
+     "(VDST = EXEC_LO)"),
+    ("buffer_", ("VBUFFER",), "FORMAT", 1, 12,
+     "llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx12_asm_vbuffer_mubuf.s:8 (untyped buffer ops carry FORMAT 1)"),
+)
+
+
+class AsmError(GpuisaError):
+    """An assembly error at line:column."""
+
+    def __init__(self, line: int, column: int, message: str) -> None:
+        super().__init__(f"{line}:{column}: {message}")
+        self.line, self.column, self.message = line, column, message
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    line: int
+    text: str
+    data: bytes
+    name: str
+    encoding: str
+
+    def to_json(self) -> dict:
+        return {"line": self.line, "text": self.text, "bytes": self.data.hex(" "), "name": self.name.lower(),
+                "encoding": self.encoding}
+
+
+@dataclass(slots=True)
+class _Token:
+    text: str
+    col: int         # 1-based column in the line
+
+
+def _split(text: str, start_col: int) -> tuple[list[_Token], list[_Token]]:
+    """Operands (comma-separated) and modifiers (space-separated after the last operand)."""
+    parts: list[_Token] = []
+    depth = 0
+    cur = ""
+    cur_col = start_col
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(_Token(cur, cur_col))
+            cur = ""
+            cur_col = start_col + i + 1
+            continue
+        cur += ch
+    parts.append(_Token(cur, cur_col))
+    operands = []
+    for p in parts:
+        lead = len(p.text) - len(p.text.lstrip())
+        operands.append(_Token(p.text.strip(), p.col + lead))
+    last = operands[-1]
+    words = _words(last.text, last.col)
+    if not words:
+        operands.pop()
+        return operands, []
+    operands[-1] = words[0]
+    mods = words[1:]
+    if len(operands) == 1 and not operands[0].text:
+        operands = []
+    return operands, mods
+
+
+def _words(text: str, col: int) -> list[_Token]:
+    out: list[_Token] = []
+    depth = 0
+    cur = ""
+    cur_col = col
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch.isspace() and depth == 0:
+            if cur:
+                out.append(_Token(cur, cur_col))
+            cur = ""
+            cur_col = col + i + 1
+            continue
+        if not cur:
+            cur_col = col + i
+        cur += ch
+    if cur:
+        out.append(_Token(cur, cur_col))
+    # `|v1|` with spaces, `neg( 1 )` and `- v1` are rare; `abs(` spacing is kept together by depth
+    return out
+
+
+class _Attempt(Exception):
+    """This form does not take these operands (try the next form); col and message say why."""
+
+    def __init__(self, col: int, message: str) -> None:
+        super().__init__(message)
+        self.col, self.message = col, message
+
+
+class _Encoder:
+    def __init__(self, tables: TargetTables) -> None:
+        self.t = tables
+        self.gen = tables.gen
+        self._st = _State(0)     # the instruction being built (encode_form sets it)
+        self._mnemonic = ""
+
+    # ------------------------------------------------------------------ line level
+
+    def candidates(self, mnemonic: str, mods: list[_Token]) -> list[tuple[Form, str]]:
+        by = self.t.by_mnemonic
+        mod_names = {m.text.split(":")[0] for m in mods}
+        dpp8 = "dpp8" in mod_names
+        dpp16 = bool(mod_names & {"quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror",
+                                  "row_share", "row_xmask", "row_bcast", "wave_shl", "wave_shr", "wave_rol",
+                                  "wave_ror", "row_mask", "bank_mask", "bound_ctrl"})
+        sdwa = bool(mod_names & {"dst_sel", "dst_unused", "src0_sel", "src1_sel"})
+        out: list[tuple[Form, str]] = []
+
+        def add(key: str, want: str | None = None) -> None:
+            for form, variant in by.get(key, []):
+                if want is not None and not _variant_matches(variant, want):
+                    continue
+                if (form, variant) not in out:
+                    out.append((form, variant))
+
+        if mnemonic.endswith(("_dpp", "_e64_dpp")) or dpp8 or dpp16:
+            want = "dpp8" if dpp8 else "dpp16"
+            stem = mnemonic
+            for suffix in ("_e64_dpp", "_dpp", "_e32", "_e64"):
+                if stem.endswith(suffix):
+                    stem = stem[: -len(suffix)]
+                    break
+            if mnemonic.endswith("_e64_dpp") or mnemonic.endswith("_e64"):
+                add(stem + "_e64_dpp", want)
+            else:
+                add(stem + "_dpp", want)
+                add(stem + "_e64_dpp", want)
+            return out
+        if mnemonic.endswith("_sdwa") or sdwa:
+            stem = mnemonic.removesuffix("_sdwa")
+            add(stem + "_sdwa")
+            return out
+        add(mnemonic)
+        if not mnemonic.endswith(("_e32", "_e64")):
+            add(mnemonic + "_e32")
+            add(mnemonic + "_e64")
+        return [c for c in out if "dpp" not in c[1] and "sdwa" not in c[1]]
+
+    def encode_line(self, text: str, line_no: int) -> Encoded | None:
+        if len(text) > MAX_LINE:
+            raise AsmError(line_no, MAX_LINE + 1, f"line is {len(text)} characters long; the limit is {MAX_LINE}")
+        code = _strip_comment(text)
+        if not code.strip():
+            return None
+        lead = len(code) - len(code.lstrip())
+        body = code.strip()
+        if body.endswith(":") and re.match(r"^[A-Za-z_.$][\w.$]*:$", body):
+            return None    # a label: offsets are not resolved, so only numeric branch targets are taken
+        if body.startswith("."):
+            raise AsmError(line_no, lead + 1, f"directive {body.split()[0]} is not supported by this assembler")
+        parts = body.split(None, 1)
+        mnemonic = parts[0].lower()
+        rest = parts[1] if len(parts) > 1 else ""
+        rest_col = lead + 1 + len(body) - len(rest)
+        operands, mods = _split(rest, rest_col) if rest else ([], [])
+        cands = self.candidates(mnemonic, mods)
+        if not cands:
+            raise AsmError(line_no, lead + 1, self._unknown(mnemonic))
+        best: _Attempt | None = None
+        for form, variant in cands:
+            try:
+                data = self.encode_form(form, variant, operands, mods, mnemonic)
+                return Encoded(line_no, body, data, form.name, form.encoding)
+            except _Attempt as exc:
+                if best is None or exc.col > best.col:
+                    best = exc
+            except (KeyError, IndexError, ValueError, TypeError) as exc:   # a gap in the tables, not the input
+                raise AsmError(line_no, lead + 1, f"cannot encode {form.base}{variant.split('~')[0]} on "
+                                                  f"{self.t.target}: internal {type(exc).__name__} {exc}") from None
+        assert best is not None
+        raise AsmError(line_no, best.col, best.message)
+
+    def _unknown(self, mnemonic: str) -> str:
+        import difflib
+
+        close = difflib.get_close_matches(mnemonic, list(self.t.by_mnemonic), n=3, cutoff=0.75)
+        hint = f"; did you mean: {', '.join(close)}?" if close else ""
+        return f"unknown mnemonic {mnemonic!r} for {self.t.target}{hint}"
+
+    # ------------------------------------------------------------------ one form
+
+    def encode_form(self, form: Form, variant: str, operands: list[_Token], mods: list[_Token], mnemonic: str) -> bytes:
+        lay: Layout = self.t.layouts[form.layout]
+        row: Row = form.rows[variant]
+        self._mnemonic = form.base
+        f = lay.fields
+        word = 0
+        for name, value in lay.fixed.items():
+            word |= put_bits(f[name], value)
+        word |= put_bits(lay.op_bits, form.opcode)
+        st = _State(word)
+        self._st = st
+        row_ops = [o for o in row.operands if o.role != "modifier"]
+        if len(operands) != len(row_ops):
+            required = [o for o in row_ops if not o.optional]
+            if len(operands) == len(required):
+                row_ops = required
+            else:
+                col = operands[-1].col if operands else 1
+                raise _Attempt(col, f"{form.base}{variant.split('~')[0]} takes {len(row_ops)} operands, "
+                                    f"got {len(operands)}")
+        is_float = _is_float(form.base)
+        extra_kind = None
+        if variant.startswith(("_dpp", "_e64_dpp")):
+            extra_kind = "dpp8" if variant.endswith("~dpp8") else "dpp16"
+        elif variant == "_sdwa":
+            extra_kind = "sdwa"
+        st.extra_kind = extra_kind
+        if extra_kind == "sdwa":   # DWORD selects and UNUSED_PAD (LLVM's defaults), src1_sel only with a src1
+            has_src1 = any(o.name == "src1_sel" for o in row.operands)
+            st.ext = (6 << 8) | (6 << 16) | ((6 << 24) if has_src1 else 0)
+        elif extra_kind == "dpp16":
+            st.ext = (0xF << 28) | (0xF << 24)          # row_mask:0xf bank_mask:0xf (LLVM's defaults)
+        self._defaults(lay, form, st)
+        src_index = 0
+        for op, tok in zip(row_ops, operands, strict=True):
+            self._operand(op, tok, lay, form, st, src_index if op.role == "src" else -1, is_float, variant)
+            if op.role == "src":
+                src_index += 1
+        allowed = {o.name for o in row.operands if o.role == "modifier"}
+        for m in mods:
+            self._modifier(m, allowed, lay, form, st, row)
+        if form.encoding == "SMEM":
+            self._smem(lay, st, operands[-1] if operands else None)
+        if extra_kind:
+            code = DPP16 if extra_kind == "dpp16" else SDWA if extra_kind == "sdwa" else (DPP8FI if st.fi8 else DPP8)
+            st.word |= put_bits(f["SRC0"], code)
+        size = lay.width // 8
+        out = st.word.to_bytes(size, "little")
+        if extra_kind:
+            out += (st.ext & 0xFFFFFFFF).to_bytes(4, "little")
+        if st.literal is not None:
+            out += st.literal.to_bytes(4, "little")
+        return out
+
+    def _defaults(self, lay: Layout, form: Form, st: _State) -> None:
+        f = lay.fields
+        if self.gen >= 10 and form.encoding in ("VOP3", "VOP3SD", "VOP3P", "VOP3A", "VOP3B"):
+            # LLVM fills source fields an instruction does not use with inline constant 0 (code 128)
+            used = {field_for(o, lay) for o in form.rows[next(iter(form.rows))].operands}
+            vopc = form.base.startswith("v_cmpx_")
+            for src in ("SRC1", "SRC2"):
+                # with DPP only v_cmpx's e64 form keeps the filler (gfx12_asm_vop3cx_dpp16-fake16.s:1350;
+                # v_cmp's does not: gfx12_asm_vop3c_dpp16-fake16.s:4521)
+                if src in f and src not in used and (not st.extra_kind or vopc):
+                    st.word |= put_bits(f[src], 128)
+        for prefix, enc_names, field, value, min_gen, _source in FIELD_DEFAULTS:
+            if form.base.startswith(prefix) and form.encoding in enc_names and field in f and self.gen >= min_gen:
+                st.word |= put_bits(f[field], value)
+        if form.encoding == "VOP3P" and not any(o.name == "m_op_sel_hi" for r in form.rows.values()
+                                                for o in r.operands):
+            # op_sel_hi defaults to all ones (AMDGPUModifierSyntax.rst:1917); mix instructions take
+            # m_op_sel_hi, whose default is 0 (AMDGPUModifierSyntax.rst:2074)
+            if "OPSEL_HI" in f:
+                st.word |= put_bits(f["OPSEL_HI"], (1 << sum(h - lo + 1 for h, lo in f["OPSEL_HI"])) - 1)
+            if "OPSEL_HI2" in f:
+                st.word |= put_bits(f["OPSEL_HI2"], 1)
+        if "SADDR" in f and form.encoding in ("FLAT", "VFLAT") and self.gen >= 10:
+            st.word |= put_bits(f["SADDR"], 0x7C if self.gen >= 11 else 0x7D)
+
+    def _operand(self, op: Operand, tok: _Token, lay: Layout, form: Form, st: _State, src_index: int,
+                 is_float: bool, variant: str) -> None:
+        text = tok.text
+        low = text.lower()
+        f = lay.fields
+        gen = self.gen
+        if op.name == "vcc":
+            want = ("vcc",) if self.t.wave64 else ("vcc_lo", "vcc")
+            if low not in want:
+                raise _Attempt(tok.col, f"operand must be {want[0]} in this encoding")
+            return
+        if st.extra_kind == "sdwa" and op.name == "sdst":
+            if low in ("vcc", "vcc_lo") and (low == "vcc") == self.t.wave64:
+                return
+            try:
+                code = ops.scalar_code(low, op.dwords, gen)
+            except OperandError as exc:
+                raise _Attempt(tok.col, str(exc)) from None
+            if code is None:
+                raise _Attempt(tok.col, f"{text!r} is not a scalar register sdst accepts")
+            st.ext |= (code << 8) | (1 << 15)
+            return
+        if op.name == "exec" and op.role == "dst":
+            if low not in ("exec", "exec_lo"):
+                raise _Attempt(tok.col, "the destination of v_cmpx is exec")
+            return
+        fname = field_for(op, lay)
+        neg = abs_ = False
+        if op.modifiers or op.role == "src":
+            low, neg, abs_ = _strip_neg_abs(low)
+            if (neg or abs_) and not op.modifiers:
+                raise _Attempt(tok.col, f"neg/abs modifiers are not allowed on {op.name} here")
+        if neg or abs_:
+            self._set_neg_abs(lay, st, src_index, neg, abs_, variant, tok)
+        if st.extra_kind and fname == "SRC0":
+            reg = _reg(low, tok)
+            if st.extra_kind == "sdwa" and (reg is None or reg[0] != "v"):
+                code = self._source_code(op, low, tok, is_float, allow_literal=False)
+                st.ext |= code & 0xFF | (1 << 23)
+                return
+            if reg is None or reg[0] != "v":
+                raise _Attempt(tok.col, f"{op.name} must be a VGPR in the DPP/SDWA form")
+            if "v" not in op.accepts and "v16" in op.accepts and reg[1] > 127:
+                raise _Attempt(tok.col, f"{low}: a 16-bit operand of this encoding reaches v0..v127 only")
+            st.ext |= reg[1] & 0xFF
+            return
+        if fname is None:
+            if op.name == "off" and low == "off":
+                return
+            raise _Attempt(tok.col, f"operand {op.name} has no field in {lay.name}")
+        if fname == "SIMM16":
+            v = ops.parse_int(low)
+            if v is None:
+                raise _Attempt(tok.col, f"{op.name} must be an integer here (symbolic forms are not supported yet)")
+            if not -0x8000 <= v <= 0xFFFF:
+                raise _Attempt(tok.col, f"{text} does not fit in 16 bits")
+            st.word |= put_bits(f[fname], v & 0xFFFF)
+            return
+        if low == "off" and ("off" in op.accepts or (fname in ("VADDR", "ADDR") and ("OFFEN" in f or "SVE" in f))):
+            if fname == "SADDR":
+                code = 0x7C if gen >= 11 else 0x7D if gen == 10 else 0x7F
+                if lay.fixed.get("SEG") == 1 and gen == 10 and not st.scratch_vaddr:
+                    code = 0x7F     # gfx10 scratch with no address at all: ST mode
+                st.word |= put_bits(f[fname], code)
+            return
+        if fname in SOURCE_FIELDS and _width(lay, fname) == 9:
+            code = self._source_code(op, low, tok, is_float)
+            st.word |= put_bits(f[fname], code)
+            return
+        reg = _reg(low, tok)
+        if reg is not None and reg[0] == "a" and "ACC" in f and fname in ACC_FIELDS:
+            if reg[2] != op.dwords:
+                raise _Attempt(tok.col, f"{text} is {reg[2]} dword(s), {op.name} takes {op.dwords}")
+            st.word |= put_bits(f[fname], reg[1]) | put_bits(f["ACC"], 1)
+            return
+        if reg is not None and reg[0] == "v":
+            _, first, n = reg
+            if "v" not in op.accepts and "v16" not in op.accepts:
+                raise _Attempt(tok.col, f"{op.name} does not take a VGPR")
+            if "v" not in op.accepts and first > 127:
+                raise _Attempt(tok.col, f"{text}: a 16-bit operand of this encoding reaches v0..v127 only")
+            if fname in ("VADDR", "ADDR") and op.size_text.startswith(("1 or 2", "0, 1 or 2")):
+                pass
+            elif n != op.dwords:
+                raise _Attempt(tok.col, f"{text} is {n} dword(s), {op.name} takes {op.dwords}")
+            st.word |= put_bits(f[fname], first)
+            if fname == "ADDR" and lay.fixed.get("SEG") == 1:
+                st.scratch_vaddr = True
+                if "SVE" in f:
+                    st.word |= put_bits(f["SVE"], 1)   # scratch with a VGPR address sets SVE (rdna3 manual, SCRATCH)
+                elif self.t.target in SVE_BIT13_TARGETS:
+                    st.word |= 1 << 13
+            return
+        if fname in ("VDST", "VSRC1", "ADDR", "VADDR", "DATA", "DATA0", "DATA1", "VDATA") and "s" not in op.accepts:
+            raise _Attempt(tok.col, f"{op.name} must be a VGPR")
+        if fname in SOURCE_FIELDS:   # 8-bit scalar source
+            code = self._source_code(op, low, tok, is_float, scalar=True)
+            st.word |= put_bits(f[fname], code)
+            return
+        try:
+            code = ops.scalar_code(low, op.dwords, gen)
+        except OperandError as exc:
+            raise _Attempt(tok.col, str(exc)) from None
+        if code is None:
+            if fname == "SOFFSET" and form.encoding == "SMEM" and ops.parse_int(low) is not None:
+                st.smem_imm = ops.parse_int(low)
+                return
+            if fname in ("SOFFSET",):
+                c = ops.inline_code(low, 32, False)
+                if c is not None:
+                    st.word |= put_bits(f[fname], c)
+                    return
+            raise _Attempt(tok.col, f"{text!r} is not a scalar register {op.name} accepts")
+        if fname == "SOFFSET" and form.encoding == "SMEM":
+            st.smem_reg = code
+            return
+        scale = scale_of(fname, lay)
+        if code % scale and code < 106:
+            raise _Attempt(tok.col, f"{text} must start at a multiple of {scale}")
+        st.word |= put_bits(f[fname], code // scale)
+
+    def _smem(self, lay: Layout, st: _State, tok: _Token | None) -> None:
+        """Place SMEM's register / immediate offsets (SMEM rules in codec/syntax.py)."""
+        f = lay.fields
+        field = "OFFSET" if "OFFSET" in f else "IOFFSET"
+        imm = st.smem_off if st.smem_imm is None else st.smem_imm
+        if st.smem_imm is not None and st.smem_off is not None:
+            raise _Attempt(tok.col if tok else 1, "two immediate offsets")
+        if imm is not None and field in f:
+            w = _width(lay, field)
+            if not -(1 << (w - 1)) <= imm < (1 << w):
+                raise _Attempt(tok.col if tok else 1, f"offset {imm} does not fit in {w} bits")
+            st.word |= put_bits(f[field], imm & ((1 << w) - 1))
+        if self.gen == 9:
+            if st.smem_reg is not None and imm is None:
+                st.word |= put_bits(f[field], st.smem_reg)
+            elif st.smem_reg is not None:
+                st.word |= put_bits(f["IMM"], 1) | put_bits(f["SOE"], 1) | put_bits(f["SOFFSET"], st.smem_reg)
+            elif imm is not None:
+                st.word |= put_bits(f["IMM"], 1)
+            return
+        if "SOFFSET" in f:
+            st.word |= put_bits(f["SOFFSET"], NULL_CODE[self.gen] if st.smem_reg is None else st.smem_reg)
+
+    def _source_code(self, op: Operand, low: str, tok: _Token, is_float: bool, scalar: bool = False,
+                     allow_literal: bool = True) -> int:
+        gen = self.gen
+        reg = _reg(low, tok)
+        if reg is not None and reg[0] == "v":
+            if scalar:
+                raise _Attempt(tok.col, f"{op.name} does not take a VGPR")
+            if "v" not in op.accepts and "v16" in op.accepts and reg[1] > 127:
+                raise _Attempt(tok.col, f"{low}: a 16-bit operand of this encoding reaches v0..v127 only")
+            if reg[2] != op.dwords:
+                raise _Attempt(tok.col, f"{low} is {reg[2]} dword(s), {op.name} takes {op.dwords}")
+            return 256 + reg[1]
+        try:
+            code = ops.scalar_code(low, op.dwords, gen)
+        except OperandError as exc:
+            raise _Attempt(tok.col, str(exc)) from None
+        if code is not None:
+            return code
+        bits, bf16 = _operand_bits(op, self._mnemonic)
+        if low.startswith("lit(") and low.endswith(")"):
+            inner = low[4:-1]
+            value = ops.literal_value(inner, bits, is_float)
+            if value is None:
+                raise _Attempt(tok.col, f"{low!r} is not a number")
+            return self._literal(value, tok)
+        c = ops.inline_code(low, 32 if bf16 else bits, is_float)
+        if c is not None:
+            return c
+        if bf16 and ops.parse_int(low) == 0x3E22:
+            return 248     # 1/(2*pi) as bf16 (the f32 pattern's top half)
+        try:
+            value = ops.literal_value(low, 32 if bf16 and ops.parse_int(low) is None else bits, is_float)
+            if bf16 and value is not None and ops.parse_int(low) is None:
+                value >>= 16
+        except OperandError as exc:
+            raise _Attempt(tok.col, str(exc)) from None
+        if value is None:
+            raise _Attempt(tok.col, f"{low!r} is not a register, constant or literal {op.name} accepts")
+        if not allow_literal or ("literal" not in op.accepts and "simm32" not in op.accepts and op.accepts):
+            raise _Attempt(tok.col, f"literal constants are not allowed for {op.name} here")
+        return self._literal(value, tok)
+
+    def _literal(self, value: int, tok: _Token) -> int:
+        st = self._st
+        if st.literal is not None and st.literal != value:
+            raise _Attempt(tok.col, "only one literal constant per instruction")
+        st.literal = value
+        return LITERAL
+
+    def _set_neg_abs(self, lay: Layout, st: _State, idx: int, neg: bool, abs_: bool, variant: str,
+                     tok: _Token) -> None:
+        f = lay.fields
+        if st.extra_kind == "dpp16" and "NEG" not in f:
+            st.ext |= (neg << (20 + 2 * idx)) | (abs_ << (21 + 2 * idx))
+            return
+        if st.extra_kind == "sdwa":
+            st.ext |= (neg << (20 + 8 * idx)) | (abs_ << (21 + 8 * idx))
+            return
+        if neg:
+            if "NEG" not in f:
+                raise _Attempt(tok.col, "neg is not allowed in this encoding")
+            st.word |= put_bits(f["NEG"], 1 << idx) if idx < 3 else 0
+        if abs_:
+            if "ABS" not in f:
+                raise _Attempt(tok.col, "abs is not allowed in this encoding")
+            st.word |= put_bits(f["ABS"], 1 << idx) if idx < 3 else 0
+
+    def _modifier(self, m: _Token, allowed: set[str], lay: Layout, form: Form, st: _State, row: Row) -> None:
+        f = lay.fields
+        name, _, value = m.text.partition(":")
+        name = name.lower()
+
+        def need(mod: str) -> None:
+            if not any(a == mod or a.startswith(mod) for a in allowed):
+                raise _Attempt(m.col, f"modifier {name} is not allowed on {form.base}")
+
+        def set_field(field: str, v: int) -> None:
+            if field not in f:
+                raise _Attempt(m.col, f"modifier {name} has no field in {lay.name}")
+            w = _width(lay, field)
+            if not 0 <= v < (1 << w):
+                raise _Attempt(m.col, f"{m.text}: value does not fit in {w} bits")
+            st.word |= put_bits(f[field], v)
+
+        def num(text: str) -> int:
+            v = ops.parse_int(text)
+            if v is None:
+                raise _Attempt(m.col, f"{m.text}: {text!r} is not an integer")
+            return v
+
+        def arr(text: str) -> list[int]:
+            if not (text.startswith("[") and text.endswith("]")):
+                raise _Attempt(m.col, f"{m.text}: expected [..]")
+            return [num(x) for x in text[1:-1].split(",") if x.strip()]
+
+        if st.extra_kind in ("dpp16", "dpp8") and self._dpp_modifier(name, value, m, st, num, arr):
+            return
+        if st.extra_kind == "sdwa" and self._sdwa_modifier(name, value, m, st):
+            return
+        if name == "clamp":
+            if st.extra_kind == "sdwa" and "CLAMP" not in f:
+                st.ext |= 1 << 13
+                return
+            need("clamp")
+            set_field("CLAMP", 1)
+        elif name in ("mul", "div"):
+            need("omod")
+            code = {v: k for k, v in OMOD.items()}.get(m.text.lower())
+            if code is None:
+                raise _Attempt(m.col, f"{m.text}: output modifier must be mul:2, mul:4 or div:2")
+            if st.extra_kind == "sdwa" and "OMOD" not in f:
+                st.ext |= code << 14
+                return
+            set_field("OMOD", code)
+        elif name == "offset" and value and form.encoding == "SMEM":
+            st.smem_off = num(value)
+        elif name == "th" and value and "TH" in f:
+            from gpuisa.codec.decoder import _cache_kind
+
+            code = th_code(value, _cache_kind(form.base))
+            if code is None:
+                raise _Attempt(m.col, f"{m.text}: not a cache policy for this {_cache_kind(form.base)}")
+            set_field("TH", code)
+        elif name == "scope" and value and "SCOPE" in f:
+            if value.upper() not in SCOPES:
+                raise _Attempt(m.col, f"{m.text}: scope is one of {', '.join(SCOPES)}")
+            set_field("SCOPE", SCOPES.index(value.upper()))
+        elif name in ("offset", "offset0", "offset1") and value and "OFFSET" not in f and "IOFFSET" in f:
+            v = num(value)
+            w = _width(lay, "IOFFSET")
+            signed = form.encoding != "VBUFFER"
+            lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if signed else (0, (1 << w) - 1)
+            if not lo <= v <= hi:
+                raise _Attempt(m.col, f"{m.text}: offset must be {lo}..{hi}")
+            set_field("IOFFSET", v & ((1 << w) - 1))
+        elif name in ("offset", "offset0", "offset1") and value:
+            v = num(value)
+            if name == "offset" and "OFFSET1" in f:
+                if not 0 <= v <= 0xFFFF:
+                    raise _Attempt(m.col, f"{m.text}: offset must be 0..65535")
+                set_field("OFFSET0", v & 0xFF)
+                set_field("OFFSET1", v >> 8)
+            elif name == "offset":
+                if "OFFSET" not in f:
+                    raise _Attempt(m.col, f"{lay.name} has no OFFSET field in the catalog")
+                w = _width(lay, "OFFSET")
+                signed = any(o.name.startswith("offset") and o.name.endswith("s") for o in row.operands) or \
+                    (form.encoding in ("GLOBAL", "SCRATCH", "VGLOBAL", "VSCRATCH", "VFLAT") and self.gen >= 10) or \
+                    (form.encoding == "FLAT" and self.gen >= 12)
+                lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if signed else (0, (1 << w) - 1)
+                if not lo <= v <= hi:
+                    raise _Attempt(m.col, f"{m.text}: offset must be {lo}..{hi}")
+                set_field("OFFSET", v & ((1 << w) - 1))
+            else:
+                set_field(name.upper(), v)
+        elif name in ("op_sel", "op_sel_hi", "neg_lo", "neg_hi"):
+            if name == "op_sel_hi" and "m_op_sel_hi" in allowed:
+                name = "m_op_sel_hi"
+            elif name == "op_sel" and "m_op_sel" in allowed:
+                name = "m_op_sel"
+            need(name)
+            name = name.removeprefix("m_")
+            vals = arr(value)
+            bits = sum(b << i for i, b in enumerate(vals))
+            if name == "op_sel":
+                if form.encoding != "VOP3P" and vals:
+                    bits = sum(b << i for i, b in enumerate(vals[:-1])) | (vals[-1] << 3)
+                set_field("OPSEL", bits)
+            elif name == "op_sel_hi":
+                st.word &= ~(put_bits(f["OPSEL_HI"], -1) | put_bits(f.get("OPSEL_HI2", ()), -1))
+                st.word |= put_bits(f["OPSEL_HI"], bits & 3)
+                if "OPSEL_HI2" in f:
+                    st.word |= put_bits(f["OPSEL_HI2"], (bits >> 2) & 1)
+            else:
+                set_field("NEG" if name == "neg_lo" else "NEG_HI", bits)
+        elif not value and name.upper() in f and name in allowed:
+            set_field(name.upper(), 1)
+        else:
+            raise _Attempt(m.col, f"modifier {m.text!r} is not allowed on {form.base} here")
+
+    def _dpp_modifier(self, name, value, m, st, num, arr) -> bool:
+        if name == "dpp8":
+            sel = arr(value)
+            if len(sel) != 8 or any(not 0 <= s <= 7 for s in sel):
+                raise _Attempt(m.col, "dpp8 takes eight lane selects 0..7")
+            st.ext |= sum(s << (8 + 3 * i) for i, s in enumerate(sel))
+            return True
+        if name == "fi":
+            if num(value):
+                if st.extra_kind == "dpp8":
+                    st.fi8 = True
+                else:
+                    st.ext |= 1 << 18
+            return True
+        if st.extra_kind != "dpp16":
+            return False
+        ctrl = None
+        if name == "quad_perm":
+            q = arr(value)
+            if len(q) != 4 or any(not 0 <= x <= 3 for x in q):
+                raise _Attempt(m.col, "quad_perm takes four lane selects 0..3")
+            ctrl = q[0] | q[1] << 2 | q[2] << 4 | q[3] << 6
+        elif name in ("row_shl", "row_shr", "row_ror"):
+            v = num(value)
+            if not 1 <= v <= 15:
+                raise _Attempt(m.col, f"{name} takes 1..15")
+            ctrl = {"row_shl": 0x100, "row_shr": 0x110, "row_ror": 0x120}[name] + v
+        elif name in ("row_share", "row_xmask") and self.gen >= 10:
+            v = num(value)
+            if not 0 <= v <= 15:
+                raise _Attempt(m.col, f"{name} takes 0..15")
+            ctrl = (0x150 if name == "row_share" else 0x160) + v
+        elif name == "row_mirror":
+            ctrl = 0x140
+        elif name == "row_half_mirror":
+            ctrl = 0x141
+        elif self.gen < 10 and name in ("wave_shl", "wave_rol", "wave_shr", "wave_ror"):
+            ctrl = {"wave_shl": 0x130, "wave_rol": 0x134, "wave_shr": 0x138, "wave_ror": 0x13C}[name]
+        elif self.gen < 10 and name == "row_bcast":
+            ctrl = {15: 0x142, 31: 0x143}.get(num(value))
+            if ctrl is None:
+                raise _Attempt(m.col, "row_bcast takes 15 or 31")
+        elif name in ("row_mask", "bank_mask"):
+            v = num(value)
+            if not 0 <= v <= 15:
+                raise _Attempt(m.col, f"{name} takes 0..15")
+            shift = 28 if name == "row_mask" else 24
+            st.ext = (st.ext & ~(0xF << shift)) | (v << shift)
+            return True
+        elif name == "bound_ctrl":
+            # gfx10+: the bit as written; gfx9 sets it for bound_ctrl:0 too (AMDGPUModifierSyntax.rst bound_ctrl)
+            if self.gen < 10 or not value or num(value):
+                st.ext |= 1 << 19
+            return True
+        if ctrl is None:
+            return False
+        st.ext |= ctrl << 8
+        return True
+
+    def _sdwa_modifier(self, name, value, m, st) -> bool:
+        sel = {"BYTE_0": 0, "BYTE_1": 1, "BYTE_2": 2, "BYTE_3": 3, "WORD_0": 4, "WORD_1": 5, "DWORD": 6}
+        unused = {"UNUSED_PAD": 0, "UNUSED_SEXT": 1, "UNUSED_PRESERVE": 2}
+        shifts = {"dst_sel": 8, "src0_sel": 16, "src1_sel": 24}
+        if name in shifts:
+            v = sel.get(value.upper())
+            if v is None:
+                raise _Attempt(m.col, f"{name} takes one of {', '.join(sel)}")
+            st.ext = (st.ext & ~(7 << shifts[name])) | (v << shifts[name])
+            return True
+        if name == "dst_unused":
+            v = unused.get(value.upper())
+            if v is None:
+                raise _Attempt(m.col, f"dst_unused takes one of {', '.join(unused)}")
+            st.ext = (st.ext & ~(3 << 11)) | (v << 11)
+            return True
+        return False
+
+class _State:
+    """The instruction being built: main word, extra DPP/SDWA dword, literal."""
+
+    def __init__(self, word: int) -> None:
+        self.word = word
+        self.ext = 0
+        self.extra_kind: str | None = None
+        self.literal: int | None = None
+        self.fi8 = False
+        self.scratch_vaddr = False          # a scratch instruction given a VGPR address
+        self.smem_reg: int | None = None    # SMEM soffset register code
+        self.smem_imm: int | None = None    # SMEM soffset given as an immediate
+        self.smem_off: int | None = None    # SMEM offset:N modifier
+
+
+def _variant_matches(variant: str, want: str) -> bool:
+    is8 = variant.endswith("~dpp8")
+    return (want == "dpp8") == is8 and "dpp" in variant
+
+
+def _width(lay: Layout, field: str) -> int:
+    return sum(hi - lo + 1 for hi, lo in lay.fields[field])
+
+
+_TYPES = re.compile(r"_(bf16|f16|f32|f64|[biu]16|[biu]32|[biu]64)(?=_|$)")
+
+
+def _operand_bits(op: Operand, mnemonic: str) -> tuple[int, bool]:
+    """Bit width of a source's constant and whether it is bf16: from the operand size, else the
+    source type LLVM's mnemonic names last (v_cvt_f32_f16 reads f16)."""
+    if op.dwords == 2:
+        return 64, False
+    types = _TYPES.findall(mnemonic)
+    last = types[-1] if types else "b32"
+    if "16 bits" in op.size_text or last.endswith("16"):
+        return 16, last == "bf16"
+    return 32, False
+
+
+def _reg(low: str, tok: _Token):
+    try:
+        return ops.parse_register(low)
+    except OperandError as exc:
+        raise _Attempt(tok.col, str(exc)) from None
+
+
+def _strip_neg_abs(text: str) -> tuple[str, bool, bool]:
+    neg = abs_ = False
+    t = text.strip()
+    if t.startswith("neg(") and t.endswith(")"):
+        return _strip_neg_abs(t[4:-1])[0], True, _strip_neg_abs(t[4:-1])[2]
+    if t.startswith("-") and (t[1:2] == "|" or t[1:2].isalpha() or t[1:5] == "abs("):
+        neg, t = True, t[1:].strip()
+    if t.startswith("|") and t.endswith("|") and len(t) > 2:
+        abs_, t = True, t[1:-1].strip()
+    elif t.startswith("abs(") and t.endswith(")"):
+        abs_, t = True, t[4:-1].strip()
+    return t, neg, abs_
+
+
+def _strip_comment(line: str) -> str:
+    for marker in ("//", ";", "#"):
+        i = line.find(marker)
+        if i >= 0:
+            line = line[:i]
+    return line
+
+
+def encode_text(text: str, target: str, catalog=None) -> list[Encoded]:
+    """Assemble LLVM-syntax lines for a gfx target; the first error stops with line:column."""
+    from gpuisa.codec.tables import tables_for
+
+    enc = _Encoder(tables_for(target, catalog))
+    out: list[Encoded] = []
+    for no, line in enumerate(text.split("\n"), 1):
+        e = enc.encode_line(line, no)
+        if e is not None:
+            out.append(e)
+    return out

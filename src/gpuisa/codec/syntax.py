@@ -1,0 +1,160 @@
+"""The operand syntax of AMDGPU assembly: register names, inline constants and modifiers.
+
+One named table per kind, each entry with where it comes from. Spellings are LLVM's
+(llvm/docs/AMDGPUOperandSyntax.rst, AMDGPUModifierSyntax.rst, LLVM 23.1.1); the numeric codes
+of the scalar-source field are the AMD manuals' "SSRC / SRC" operand tables. Per-instruction
+operand lists come from the syntax docs reader (sources/llvm_syntax_docs.py), never from here.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+DOCS = "llvm-project-23.1.1/llvm/docs/AMDGPUOperandSyntax.rst"
+MODS = "llvm-project-23.1.1/llvm/docs/AMDGPUModifierSyntax.rst"
+
+
+def generation(target: str) -> int:
+    """LLVM generation number of a gfx target: gfx90a -> 9, gfx1030 -> 10, gfx1250 -> 12."""
+    digits = target[3:]
+    return int(digits[:2]) if len(digits) == 4 else int(digits[0])
+
+
+@dataclass(frozen=True, slots=True)
+class Special:
+    """A named scalar-source code: spelling, register width it stands for (dwords), source line."""
+
+    name: str
+    dwords: int
+    source: str
+
+
+# Scalar source / destination codes that name a register other than sN, per generation.
+# (gens, code) -> Special. The 64-bit pair names (vcc, exec, flat_scratch, xnack_mask) are the
+# spellings of code N with a 2-dword operand (AMDGPUOperandSyntax.rst "vcc", "exec", ...).
+_SPECIAL_ROWS: tuple[tuple[tuple[int, ...], int, str, str, str], ...] = (
+    ((9,), 102, "flat_scratch_lo", "flat_scratch", "amd-isa-manuals/vega/README.md:1189; " + DOCS + ":424"),
+    ((9,), 103, "flat_scratch_hi", "", "amd-isa-manuals/vega/README.md:1190; " + DOCS + ":424"),
+    ((9,), 104, "xnack_mask_lo", "xnack_mask", "amd-isa-manuals/vega/README.md:1191; " + DOCS + ":451"),
+    ((9,), 105, "xnack_mask_hi", "", "amd-isa-manuals/vega/README.md:1192; " + DOCS + ":451"),
+    ((9, 10, 11, 12), 106, "vcc_lo", "vcc", "amd-isa-manuals/rdna3/README.md:1311; " + DOCS + ":480"),
+    ((9, 10, 11, 12), 107, "vcc_hi", "", "amd-isa-manuals/rdna3/README.md:1313"),
+    ((9, 10), 124, "m0", "", "amd-isa-manuals/vega/README.md:1196; " + DOCS + ":511"),
+    ((10,), 125, "null", "null", "amd-isa-manuals/rdna1/README.md (SSRC table); " + DOCS + ":595"),
+    ((11, 12), 124, "null", "null", "amd-isa-manuals/rdna3/README.md:1316; " + DOCS + ":595"),
+    ((11, 12), 125, "m0", "", "amd-isa-manuals/rdna3/README.md:1317; " + DOCS + ":511"),
+    ((9, 10, 11, 12), 126, "exec_lo", "exec", "amd-isa-manuals/rdna3/README.md:1318; " + DOCS + ":526"),
+    ((9, 10, 11, 12), 127, "exec_hi", "", "amd-isa-manuals/rdna3/README.md:1319"),
+    ((9, 10, 11, 12), 235, "src_shared_base", "src_shared_base", "amd-isa-manuals/rdna3/README.md:1327; " + DOCS + ":690"),
+    ((9, 10, 11, 12), 236, "src_shared_limit", "src_shared_limit", "amd-isa-manuals/rdna3/README.md:1328; " + DOCS + ":690"),
+    ((9, 10, 11, 12), 237, "src_private_base", "src_private_base", "amd-isa-manuals/rdna3/README.md:1329; " + DOCS + ":690"),
+    ((9, 10, 11, 12), 238, "src_private_limit", "src_private_limit", "amd-isa-manuals/rdna3/README.md:1330; " + DOCS + ":690"),
+    ((9, 10), 239, "src_pops_exiting_wave_id", "", "amd-isa-manuals/vega/README.md (SRC table); " + DOCS + ":690"),
+    ((9, 10, 11, 12), 251, "src_vccz", "", "amd-isa-manuals/vega/README.md:1220; " + DOCS + ":690"),
+    ((9, 10, 11, 12), 252, "src_execz", "", "amd-isa-manuals/vega/README.md:1221; " + DOCS + ":690"),
+    ((9, 10, 11, 12), 253, "src_scc", "", "amd-isa-manuals/vega/README.md:1222; " + DOCS + ":690"),
+    ((9, 10), 254, "src_lds_direct", "", "amd-isa-manuals/vega/README.md:1223; " + DOCS + ":690"),
+)
+
+# Codes that select an extra dword or constant rather than a register (rdna3 manual lines 1320-1345).
+LITERAL = 255
+DPP8, DPP8FI, SDWA, DPP16 = 233, 234, 249, 250
+INLINE_INT_ZERO, INLINE_INT_MAX, INLINE_INT_NEG_MIN = 128, 192, 208   # 0, 1..64, -1..-16 (DOCS:642-643)
+
+# Floating-point inline constants, codes 240-248 (rdna3 manual lines 1335-1344; DOCS:663-673):
+# spelling and the bit patterns a half / single / double literal would have.
+INLINE_FLOATS: dict[int, tuple[str, float]] = {
+    240: ("0.5", 0.5), 241: ("-0.5", -0.5), 242: ("1.0", 1.0), 243: ("-1.0", -1.0),
+    244: ("2.0", 2.0), 245: ("-2.0", -2.0), 246: ("4.0", 4.0), 247: ("-4.0", -4.0),
+    248: ("0.15915494", 0.15915494309189532),
+}
+INV_2PI_BITS = {16: 0x3118, 32: 0x3E22F983, 64: 0x3FC45F306DC9C882}   # rdna3 manual lines 1345-1347
+INV_2PI_F64_SPELLING = "0.15915494309189532"                           # DOCS:673
+
+# The NULL register's scalar code per generation (rows above: 125 on gfx10, 124 from gfx11).
+NULL_CODE = {9: 125, 10: 125, 11: 124, 12: 124}
+
+# SMEM offsets (vega manual SMEM table: IMM, SOE; rdna manuals: SOFFSET = NULL for no register):
+#   gfx9:  IMM=1 SOE=0 -> `sbase, 0xOFF`;  IMM=0 -> `sbase, sN` (the register code in OFFSET[7:0]);
+#          IMM=1 SOE=1 -> `sbase, sN offset:0xOFF` (register in SOFFSET)
+#   gfx10+: SOFFSET=NULL -> `sbase, 0xOFF`; else `sbase, sN offset:0xOFF` (offset:0x0 printed from gfx12)
+# as llvm-mc prints them: gfx9_asm_smem.s, gfx10_smem.txt, gfx12_asm_smem.s.
+
+# gfx12 cache policy (TH and SCOPE fields), AMDGPUModifierSyntax.rst:1115-1146. TH codes: 0 RT,
+# 1 NT, 2 HT, 3 LU/WB (BYPASS in SYS scope), 4 NT_RT, 5 RT_NT, 6 NT_HT, 7 NT_WB (stores);
+# atomics: bit 0 RETURN, bit 1 NT, bit 2 CASCADE (CASCADE_RT / _NT from DEV scope up).
+TH_NAMES = {1: "NT", 2: "HT", 4: "NT_RT", 5: "RT_NT", 6: "NT_HT"}
+SCOPES = ("SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS")
+
+
+def th_text(th: int, scope: int, kind: str) -> str | None:
+    """`th:` spelling of a TH code for a load, store or atomic (None for the default 0)."""
+    if th == 0:
+        return None
+    if kind == "atomic":
+        if th & 4:
+            return f"TH_ATOMIC_CASCADE_{'NT' if th & 2 else 'RT'}" if scope >= 2 else f"0x{th:x}"
+        if th & 2:
+            return "TH_ATOMIC_NT" + ("_RETURN" if th & 1 else "")
+        return "TH_ATOMIC_RETURN" if th & 1 else f"0x{th:x}"
+    prefix = "TH_STORE_" if kind == "store" else "TH_LOAD_"
+    if th == 3:
+        return prefix + ("BYPASS" if scope == 3 else "WB" if kind == "store" else "LU")
+    if th == 7:
+        return prefix + "NT_WB" if kind == "store" else f"0x{th:x}"
+    return prefix + TH_NAMES[th]
+
+
+def th_code(text: str, kind: str) -> int | None:
+    """TH code of a `th:` value, or None when it is not one of `kind`'s names."""
+    t = text.upper()
+    if t.startswith("0X"):
+        return int(t, 16)
+    if kind == "atomic":
+        table = {"TH_ATOMIC_RT": 0, "TH_ATOMIC_RETURN": 1, "TH_ATOMIC_RT_RETURN": 1, "TH_ATOMIC_NT": 2,
+                 "TH_ATOMIC_NT_RETURN": 3, "TH_ATOMIC_CASCADE_RT": 4, "TH_ATOMIC_CASCADE_NT": 6}
+        return table.get(t)
+    prefix = "TH_STORE_" if kind == "store" else "TH_LOAD_"
+    if not t.startswith(prefix):
+        return None
+    rest = t[len(prefix):]
+    table = {"RT": 0, "NT": 1, "HT": 2, "LU": 3, "WB": 3, "BYPASS": 3, "NT_RT": 4, "RT_NT": 5, "NT_HT": 6, "NT_WB": 7}
+    return table.get(rest)
+
+
+# Output modifier (OMOD field) spellings, AMDGPUModifierSyntax.rst "omod".
+OMOD = {1: "mul:2", 2: "mul:4", 3: "div:2"}
+
+
+def _specials(gen: int) -> dict[int, Special]:
+    out: dict[int, Special] = {}
+    for gens, code, lo, pair, src in _SPECIAL_ROWS:
+        if gen in gens:
+            out[code] = Special(lo, 1, src)
+            if pair:
+                out[code | 0x1000] = Special(pair, 2, src)
+    return out
+
+
+SPECIALS: dict[int, dict[int, Special]] = {g: _specials(g) for g in (9, 10, 11, 12)}
+SPECIAL_CODES: dict[int, dict[str, int]] = {
+    g: {s.name: code & 0xFFF for code, s in table.items()} for g, table in SPECIALS.items()}
+
+
+def sgpr_limit(gen: int) -> int:
+    """Highest SGPR number the scalar field can name (vega manual: 0-101; rdna3: 0-105)."""
+    return 101 if gen == 9 else 105
+
+
+def reg_range(prefix: str, first: int, dwords: int) -> str:
+    """LLVM register spelling: v5, s[2:3], ttmp[4:7]."""
+    if dwords == 1:
+        return f"{prefix}{first}"
+    return f"{prefix}[{first}:{first + dwords - 1}]"
+
+
+def float_bits(value: float, bits: int) -> int:
+    """IEEE bit pattern of `value` at 16, 32 or 64 bits."""
+    fmt = {16: "<e", 32: "<f", 64: "<d"}[bits]
+    return int.from_bytes(struct.pack(fmt, value), "little")

@@ -1,0 +1,407 @@
+"""Per-target decode and encode tables, built once from the catalog and LLVM's syntax docs.
+
+A target's table groups the catalog's resolved layouts by their fixed bits (mask, value) so a
+word finds its layout with one dict lookup per distinct mask, then its instruction by opcode.
+Each instruction form carries the LLVM syntax row (ordered operands and modifiers) that the
+printer and parser walk. Tables are cached as a pickle keyed by the catalog and docs they came from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpuisa import paths
+from gpuisa.archs import TARGET_TO_ARCH
+from gpuisa.codec.syntax import generation
+from gpuisa.errors import GpuisaError, NotFoundError
+from gpuisa.sources import layout
+
+TABLES_VERSION = 1
+
+# Encodings printed with LLVM's _e32 suffix when the instruction also has a VOP3 (_e64) form.
+E32_ENCODINGS = frozenset({"VOP1", "VOP2", "VOPC"})
+VOP3_ENCODINGS = frozenset({"VOP3", "VOP3A", "VOP3B", "VOP3SD"})
+
+
+@dataclass(frozen=True, slots=True)
+class Operand:
+    """One operand of a syntax row, resolved against its page: what the printer/parser need."""
+
+    name: str                # vdst, src0, vaddr, offset, clamp ...
+    role: str                # dst / src / modifier
+    accepts: tuple[str, ...]  # v, s, a, vcc, constant, literal, ... (LLVM kinds)
+    dwords: int              # register width (1 when the page gives none)
+    size_text: str           # the page's *Size:* sentence
+    modifiers: bool          # tagged :m (neg/abs/sext allowed)
+    optional: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """An LLVM syntax row: mnemonic as LLVM spells it, operands in order, its docs line."""
+
+    mnemonic: str
+    section: str
+    operands: tuple[Operand, ...]
+    source: str              # file:line of the row
+
+
+@dataclass(slots=True)
+class Form:
+    """One instruction in one encoding on one target."""
+
+    name: str                # catalog key (V_SAD_U32)
+    base: str                # LLVM mnemonic without encoding suffix (v_sad_u32)
+    encoding: str            # VOP3, VOP1, DS ...
+    layout: str
+    opcode: int
+    rows: dict[str, Row] = field(default_factory=dict)   # variant suffix ("", "_e32", "_e64", "_dpp", ...) -> row
+
+
+@dataclass(slots=True)
+class Layout:
+    """A resolved layout of one arch: field bit ranges, fixed bits of the first dword, op field."""
+
+    name: str
+    encoding: str
+    width: int                         # bits
+    fields: dict[str, tuple[tuple[int, int], ...]]
+    fixed: dict[str, int]              # field -> fixed value
+    mask: int                          # fixed bits within the first dword
+    value: int
+    op_bits: tuple[tuple[int, int], ...]
+    forms: dict[int, Form] = field(default_factory=dict)   # opcode -> form
+
+
+@dataclass(slots=True)
+class TargetTables:
+    target: str
+    arch: str
+    gen: int
+    layouts: dict[str, Layout]
+    by_mask: list[tuple[int, dict[int, list[Layout]]]]       # most specific mask first
+    by_mnemonic: dict[str, list[tuple[Form, str]]]          # printed mnemonic -> (form, variant)
+    families: tuple[str, ...]                                 # syntax families used
+    wave64: bool
+
+
+# Which encoding field holds an operand of a syntax row, by the operand's name (first field the
+# layout has wins). The names are LLVM's (AMDGPUAsmGFX*.rst rows); the fields the catalog's.
+OPERAND_FIELDS: dict[str, tuple[str, ...]] = {
+    "vdst": ("VDST", "VDATA"), "sdst": ("SDST", "SDATA", "VDST"), "sdata": ("SDATA",),
+    "src0": ("SRC0", "SSRC0"), "src": ("SRC0", "SSRC0"), "vsrc": ("SRC0", "VSRC"), "vsrc0": ("SRC0",),
+    "ssrc0": ("SSRC0", "SRC0"), "ssrc": ("SSRC0", "SRC0"),
+    "src1": ("SRC1", "SSRC1", "VSRC1"), "vsrc1": ("VSRC1", "SRC1"), "ssrc1": ("SSRC1", "SRC1"),
+    "src2": ("SRC2",), "ssrc2": ("SRC2",), "vsrc2": ("SRC2",),
+    "vaddr": ("ADDR", "VADDR"), "addr": ("ADDR", "VADDR"),
+    "vdata": ("DATA", "DATA0", "VDATA", "VSRC"), "vdata0": ("DATA0",), "vdata1": ("DATA1",),
+    "data0": ("DATA0",), "data1": ("DATA1",), "data": ("DATA",),
+    "saddr": ("SADDR",), "sbase": ("SBASE",), "soffset": ("SOFFSET",),
+    "srsrc": ("SRSRC", "RSRC"), "rsrc": ("RSRC", "SRSRC"),
+    "ssamp": ("SSAMP", "SAMP"), "simm16": ("SIMM16",), "simm32": (), "imm16": ("SIMM16",),
+    "label": ("SIMM16",), "hwreg": ("SIMM16",), "msg": ("SIMM16",), "waitcnt": ("SIMM16",), "delay": ("SIMM16",),
+}
+# Fields whose value is an SGPR number divided by the register alignment (vega manual, SMEM/MUBUF tables).
+SCALED_FIELDS = {"SBASE": 2, "SRSRC": 4, "RSRC": 4, "SSAMP": 4, "SAMP": 4}
+SCALED_MAX_WIDTH = 6   # a 9-bit RSRC (gfx12 VBUFFER) holds the SGPR number itself
+
+
+def scale_of(field: str, lay: Layout) -> int:
+    """How many SGPRs one unit of a register field counts (SBASE: pairs, SRSRC: quads)."""
+    if field not in SCALED_FIELDS:
+        return 1
+    width = sum(hi - lo + 1 for hi, lo in lay.fields[field])
+    return SCALED_FIELDS[field] if width <= SCALED_MAX_WIDTH else 1
+SOURCE_FIELDS = ("SRC0", "SRC1", "SRC2", "SSRC0", "SSRC1")
+
+
+def field_for(op: Operand, lay: Layout) -> str | None:
+    """The layout field an operand of a syntax row is encoded in (None: implicit or a modifier)."""
+    for cand in OPERAND_FIELDS.get(op.name, (op.name.upper(),)):
+        if cand in lay.fields:
+            return cand
+    return None
+
+
+def get_bits(word: int, bits: tuple[tuple[int, int], ...]) -> int:
+    """Value of a field (ranges MSB first) of an instruction held as one int."""
+    out = 0
+    for hi, lo in bits:
+        out = (out << (hi - lo + 1)) | ((word >> lo) & ((1 << (hi - lo + 1)) - 1))
+    return out
+
+
+def put_bits(bits: tuple[tuple[int, int], ...], value: int) -> int:
+    """Inverse of get_bits: the field value placed at its ranges."""
+    out = 0
+    for hi, lo in reversed(bits):
+        w = hi - lo + 1
+        out |= (value & ((1 << w) - 1)) << lo
+        value >>= w
+    return out
+
+
+_TYPE_TAG = re.compile(r"^(?:b|f|i|u|bf)(\d+)(?:x(\d+))?$")
+
+
+def _dwords_of(page_size_bits: int | None, size_text: str, tags: tuple[str, ...], wave64: bool) -> int:
+    for t in tags:
+        m = _TYPE_TAG.match(t)
+        if m:
+            return max(1, int(m.group(1)) * int(m.group(2) or 1) // 32)
+    if "wavefront size is 32" in size_text:
+        return 2 if wave64 else 1
+    if "wavefront size is 64" in size_text:
+        return 4 if wave64 else 8
+    if page_size_bits:
+        return max(1, page_size_bits // 32)
+    return 1
+
+
+def _rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]:
+    """Every syntax row of the families (most specific family wins), keyed by mnemonic."""
+    out: dict[str, Row] = {}
+    for fam_key in families:
+        fam = docs.families.get(fam_key)
+        if fam is None:
+            continue
+        for ins in fam.instructions:
+            key = ins.mnemonic
+            if any(o.name == "dpp8_sel" for o in ins.operands):
+                key += "~dpp8"   # the DPP8 row shares its mnemonic with the DPP16 row
+            if key in out:
+                continue
+            ops = []
+            for o in ins.operands:
+                page = docs.pages.get(o.label)
+                accepts = page.accepts if page else ()
+                size_text = page.size_text if page else ""
+                dwords = _dwords_of(page.size_bits if page else None, size_text, (o.type_override,) if o.type_override else (),
+                                    wave64)
+                name, optional = o.name, o.optional
+                if o.role == "dst" and accepts and set(accepts) <= {"vcc", "exec"}:
+                    # GFX12's page spells VOPC's implicit destination as `vdst` accepting vcc / exec
+                    name, optional = ("vcc", False) if "vcc" in accepts else ("exec", True)
+                ops.append(Operand(name, o.role, tuple(accepts), dwords, size_text, "m" in o.tags, optional))
+            if ins.section.startswith(("VOP3", "VOPC", "VOP1", "VOP2")) and fam_key == "GFX12":
+                ops = _implied_modifiers(ops, ins.section)
+            out[key] = Row(ins.mnemonic, ins.section, tuple(ops), ins.provenance.cite())
+    return out
+
+
+_MODIFIER_SOURCE = "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX11.rst (VOP3 rows: clamp, omod, op_sel, :m sources)"
+
+
+def _implied_modifiers(ops: list[Operand], section: str) -> list[Operand]:
+    """GFX12's page lists VOP3 rows without modifiers or :m tags; the e64 fields (CLAMP, OMOD, OPSEL,
+    NEG, ABS) are spelled as the GFX11 page spells them (_MODIFIER_SOURCE). Only VOP3 sections."""
+    if not section.startswith("VOP3") or any(o.role == "modifier" for o in ops):
+        return ops
+    out = [Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, o.role == "src" or o.modifiers, o.optional)
+           for o in ops]
+    return out + [Operand(m, "modifier", (), 1, "", False, True) for m in ("clamp", "op_sel", "omod")]
+
+
+def _e64_from_e32(row: Row, wave64: bool) -> Row:
+    """The VOP3 (_e64) row of a VOP1/VOP2/VOPC instruction whose page lists only its e32 row
+    (GFX12): VOPC's VCC destination becomes sdst, vsrc1 becomes src1, VCC as carry-in ssrc2."""
+    lanes = 2 if wave64 else 1
+    scalar = ("s", "vcc", "ttmp", "null")
+    ops: list[Operand] = []
+    src_accepts = next((o.accepts for o in row.operands if o.name in ("src0", "src")), ())
+    for o in row.operands:
+        if o.name == "exec":
+            continue
+        if o.name == "vcc" and o.role == "dst":
+            ops.append(Operand("sdst", "dst", scalar, lanes, "", False, False))
+        elif o.name == "vcc":
+            ops.append(Operand("ssrc2", "src", scalar, lanes, "", False, False))
+        elif o.name == "vsrc1":
+            ops.append(Operand("src1", "src", src_accepts or o.accepts, o.dwords, o.size_text, True, False))
+        else:
+            ops.append(Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, o.role == "src", o.optional))
+    ops += [Operand(m, "modifier", (), 1, "", False, True) for m in ("clamp", "op_sel", "omod")]
+    return Row(row.mnemonic + "_e64", "VOP3 (derived from the e32 row)", tuple(ops), row.source)
+
+
+def _incomplete(row: Row) -> bool:
+    return any(o.role != "modifier" and not o.accepts and o.name != "vcc" for o in row.operands)
+
+
+def _family_order(key: str) -> tuple[int, str]:
+    """GFX12 > GFX11 > GFX1030 > GFX10 > GFX950 > GFX940 > GFX90a > GFX9 ...: generation, then page."""
+    digits = key[3:]
+    gen = int(digits[:2]) if digits[:2].isdigit() and digits[:2] in ("10", "11", "12") else int(digits[0])
+    return gen, digits
+
+
+def _variants(base: str, encoding: str, rows: dict[str, Row], promoted: bool, wave64: bool) -> dict[str, Row]:
+    """Syntax rows of one form: the plain row plus the DPP / SDWA rows of its encoding."""
+    out: dict[str, Row] = {}
+    if encoding in E32_ENCODINGS:
+        plain = rows.get(base) or rows.get(base + "_e32")
+        if plain:
+            out["_e32" if base + "_e64" in rows else ""] = plain
+        for suffix in ("_dpp", "_sdwa", "_dpp~dpp8"):
+            if base + suffix in rows:
+                out[suffix] = rows[base + suffix]
+    elif encoding in VOP3_ENCODINGS or encoding == "VOP3P":
+        if promoted and base + "_e64" in rows:
+            out["_e64"] = rows[base + "_e64"]
+        elif promoted and base in rows and rows[base].section.startswith(("VOP1", "VOP2", "VOPC")):
+            out["_e64"] = _e64_from_e32(rows[base], wave64)
+        elif base in rows:
+            out[""] = rows[base]
+        elif base + "_e64" in rows:
+            out["_e64"] = rows[base + "_e64"]
+        for suffix in ("_e64_dpp", "_dpp"):
+            for dpp8 in ("", "~dpp8"):
+                r = rows.get(base + suffix + dpp8)
+                if r is not None and r.section.startswith("VOP3"):
+                    out.setdefault(("_e64_dpp" if suffix == "_e64_dpp" else "_dpp") + dpp8, r)
+    else:
+        if base in rows:
+            out[""] = rows[base]
+    return out
+
+
+def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> TargetTables:
+    """Tables of one target from an open Catalog and a read SyntaxDocs."""
+    from gpuisa.sources.llvm_syntax_docs import families_for_target
+
+    arch = TARGET_TO_ARCH.get(target)
+    if arch is None:
+        raise NotFoundError("target", target, sorted(t for t in TARGET_TO_ARCH if t.startswith(target[:5]))[:5])
+    gen = generation(target)
+    w64 = (gen < 10) if wave64 is None else wave64
+    families, _why = families_for_target(docs, target)
+    rows = _rows(docs, families, w64)
+    # A mnemonic the target's pages lack (gfx1250 has no page of its own; GFX12's lacks its new
+    # instructions) takes the row of the newest other page that documents it.
+    others = tuple(sorted((k for k in docs.families if k not in families), key=_family_order, reverse=True))
+    fallback: dict[str, Row] = {}
+    for fam in others:   # newest page whose row links every operand to its page
+        for mnemonic, row in _rows(docs, (fam,), w64).items():
+            if mnemonic not in fallback or (_incomplete(fallback[mnemonic]) and not _incomplete(row)):
+                fallback[mnemonic] = row
+    for mnemonic, row in fallback.items():
+        rows.setdefault(mnemonic, row)
+    layouts: dict[str, Layout] = {}
+    for enc in catalog.layouts(arch).values():
+        fields = {f.name: f.bits for f in enc.fields}
+        fixed = {f.name: f.value for f in enc.fields if f.value is not None}
+        mask = value = 0
+        for f in enc.fields:
+            if f.value is None:
+                continue
+            placed = put_bits(f.bits, f.value)
+            m = put_bits(f.bits, (1 << f.width) - 1)
+            if m >> 32:   # fixed bits beyond the first dword are checked after the match
+                continue
+            mask |= m
+            value |= placed
+        layouts[enc.name] = Layout(enc.name, enc.name, enc.width, fields, fixed, mask, value, fields.get("OP", ()))
+    opcodes = catalog.arch_opcodes(arch)
+    names = catalog.arch_spellings(arch)
+    promoted_names = {n for n, e, _lay, _op in opcodes if e in E32_ENCODINGS}
+    by_mnemonic: dict[str, list[tuple[Form, str]]] = {}
+    aliases: dict[str, list[tuple[Form, str]]] = {}
+    for name, encoding, layout_name, opcode in opcodes:
+        lay = layouts.get(layout_name or "")
+        if lay is None:
+            continue
+        spellings = [s.lower() for s in names.get(name, [name])]
+        base = next((s for s in spellings if any(k in rows for k in (s, s + "_e32", s + "_e64"))), spellings[0])
+        op_field = "OP"
+        if encoding in ("VOPD X", "VOPD3 X"):
+            op_field = "OPX"
+        elif encoding in ("VOPD Y", "VOPD3 Y"):
+            op_field = "OPY"
+        form = Form(name, base, encoding, layout_name, opcode)
+        form.rows = _variants(base, encoding, rows, name in promoted_names and encoding in VOP3_ENCODINGS, w64)
+        if op_field != "OP":
+            continue   # VOPD pairs: not decoded yet
+        if opcode in lay.forms:
+            continue
+        lay.forms[opcode] = form
+        for variant in form.rows:
+            by_mnemonic.setdefault(base + variant.split("~")[0], []).append((form, variant))
+        for other in spellings:   # older names LLVM still assembles (s_andn2_b32 -> s_and_not1_b32)
+            if other != base:
+                for variant in form.rows:
+                    aliases.setdefault(other + variant.split("~")[0], []).append((form, variant))
+    groups: dict[int, dict[int, list[Layout]]] = {}
+    for lay in layouts.values():
+        if lay.mask and lay.forms:
+            groups.setdefault(lay.mask, {}).setdefault(lay.value, []).append(lay)
+    by_mask = sorted(groups.items(), key=lambda kv: -bin(kv[0]).count("1"))
+    for alias, forms in aliases.items():
+        by_mnemonic.setdefault(alias, forms)
+    return TargetTables(target, arch, gen, layouts, by_mask, by_mnemonic, families, w64)
+
+
+# ------------------------------------------------------------------------------------ caching
+
+_MEMO: dict[tuple[str, str, bool | None], TargetTables] = {}
+
+
+def _docs_dir() -> Path:
+    return layout.llvm_docs(paths.default_sources())
+
+
+def _read_docs():
+    from gpuisa.sources.llvm_syntax_docs import read_syntax_docs
+
+    d = _docs_dir()
+    if not d.is_dir():
+        raise GpuisaError(f"LLVM's AMDGPU syntax docs are not at {d}; run `gpuisa fetch` or set GPUISA_SOURCES")
+    return read_syntax_docs(d, f"{layout.LLVM_TREE}/llvm/docs")
+
+
+def tables_for(target: str, catalog_path: Path | None = None, wave64: bool | None = None) -> TargetTables:
+    """The tables of one gfx target, from memory, the cache folder, or built (and cached)."""
+    from gpuisa.catalog.query import Catalog
+
+    target = target.strip().lower()
+    if target not in TARGET_TO_ARCH:
+        raise NotFoundError("target", target, [t for t in TARGET_TO_ARCH if t[:5] == target[:5]][:6])
+    cat_path = Path(catalog_path or paths.default_catalog())
+    key = (str(cat_path), target, wave64)
+    if key in _MEMO:
+        return _MEMO[key]
+    catalog = Catalog(cat_path)
+    code_stamp = "|".join(str((Path(__file__).parent / n).stat().st_mtime_ns) for n in ("tables.py", "syntax.py"))
+    stamp = f"{TABLES_VERSION}|{code_stamp}|{cat_path.resolve()}|{cat_path.stat().st_mtime_ns}|{_docs_dir()}|{target}|{wave64}"
+    digest = hashlib.sha256(stamp.encode()).hexdigest()[:20]
+    cache = paths.cache_dir() / "codec" / f"{target}-{digest}.pickle"
+    tables = None
+    if cache.is_file():
+        try:
+            with open(cache, "rb") as fh:
+                tables = pickle.load(fh)
+        except Exception:  # a damaged cache file is rebuilt, never trusted
+            tables = None
+    if tables is None:
+        tables = build_tables(catalog, _shared_docs(), target, wave64)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=cache.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(tables, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, cache)
+    _MEMO[key] = tables
+    return tables
+
+
+_DOCS: list = []
+
+
+def _shared_docs():
+    if not _DOCS:
+        _DOCS.append(_read_docs())
+    return _DOCS[0]
