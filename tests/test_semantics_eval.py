@@ -159,13 +159,13 @@ def test_eval_and_show_resolve_names_alike(catalog_path, catalog) -> None:
     assert manual_line("rdna4", 6991) == "#### **S\\_ADD\\_CO\\_I32 2**"
     assert manual_line("rdna4", 6996) == "tmp = S0.i32 + S1.i32;"
     assert "S_ADD_I32" not in manual_text("rdna4")
-    assert catalog.show("s_add_i32", "rdna4")["name"] == "s_add_co_i32"
+    assert catalog.show("s_add_i32", "rdna4").name == "s_add_co_i32"
     cat = ("--catalog", str(catalog_path))
     r = _cli("eval", "s_add_i32", "--arch", "rdna4", "S0=1", "S1=2", *cat)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("s_add_co_i32 on rdna4") and "D0 = 3 " in r.stdout
     for spelling in ("v_sad_u32_e64", "V_SAD_U32_e64", "v_sad_u32_dpp8"):   # LLVM encoding suffixes
-        assert catalog.show(spelling, "rdna3")["name"] == "v_sad_u32"
+        assert catalog.show(spelling, "rdna3").name == "v_sad_u32"
         r = _cli("eval", spelling, "--arch", "rdna3", "S0=5", "S1=3", "S2=10", *cat)
         assert r.returncode == 0 and "D0 = 12 " in r.stdout, (spelling, r.stderr)
 
