@@ -17,6 +17,7 @@ from gpuisa.model_llvm import McExample, McRun
 from gpuisa.paths import default_sources
 from gpuisa.sources import llvm_mc as mc
 from gpuisa.sources.layout import LLVM_TREE
+from gpuisa.verify import discover
 from gpuisa.verify import llvm_mc as v
 
 SOURCES = default_sources()
@@ -48,10 +49,9 @@ def test_missing_llvm_mc_is_one_clear_error(monkeypatch):
         v.find_llvm_mc()
     monkeypatch.delenv("GPUISA_LLVM_MC")
     monkeypatch.setenv("PATH", "")
-    monkeypatch.setattr(v, "DEFAULT_PATHS", ())
-    monkeypatch.setattr(v, "_FOUND", {})
+    monkeypatch.setattr(discover, "LLVM_GLOBS", ())
     assert not v.available()
-    with pytest.raises(v.LlvmMcMissing, match="not found"):
+    with pytest.raises(v.LlvmMcMissing, match="no usable llvm-mc 22 or newer found"):
         v.assemble(["s_nop 0"], "gfx900", cache=False)
 
 

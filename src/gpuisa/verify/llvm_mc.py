@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import sqlite3
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,14 +23,13 @@ from gpuisa.errors import GpuisaError
 from gpuisa.model_llvm import McExample, McNegative, McResult, TargetVerdict
 from gpuisa.paths import cache_dir
 from gpuisa.sources.llvm_mc import mnemonic, mnemonics, normalize_mattr
+from gpuisa.verify import discover
 
 MIN_MAJOR = 22          # older llvm-mc silently ignores unknown processors (prints a warning only)
-DEFAULT_PATHS = ("/usr/lib/llvm-22/bin/llvm-mc",)
 INSTALL_HINT = "install it with `apt-get install llvm-22` or set GPUISA_LLVM_MC to an llvm-mc >= 22"
 
 _LABEL = re.compile(r"^gpuisa_(\d+):$")
 _DIAG = re.compile(r"^<stdin>:(\d+):(\d+): (error|warning): (.*)$")
-_VERSION = re.compile(r"LLVM version (\d+)\.(\d+)\.(\d+)")
 _NOT_SUPPORTED = re.compile(r"^instruction not supported on this GPU")
 
 
@@ -62,49 +60,29 @@ class LlvmMc:
 # --------------------------------------------------------------------------------------------
 # locating the tool
 
-_FOUND: dict[str, LlvmMc] = {}
-
-
-def _version_of(path: str) -> str | None:
-    try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    m = _VERSION.search(out)
-    return ".".join(m.groups()) if m else None
-
-
-def _candidates() -> list[str]:
-    found = [p for p in (shutil.which("llvm-mc-22"),) if p]
-    found += [p for p in DEFAULT_PATHS if os.access(p, os.X_OK)]
-    newer = []
-    for folder in os.environ.get("PATH", "").split(os.pathsep):
-        for name in (os.listdir(folder) if os.path.isdir(folder) else []):
-            m = re.fullmatch(r"llvm-mc-(\d+)", name)
-            if m and int(m.group(1)) > MIN_MAJOR:
-                newer.append((int(m.group(1)), os.path.join(folder, name)))
-    found += [p for _, p in sorted(newer, reverse=True)]
-    plain = shutil.which("llvm-mc")
-    return found + ([plain] if plain else [])
-
 
 def find_llvm_mc(explicit: str | None = None) -> LlvmMc:
-    """The llvm-mc to use: `explicit`, $GPUISA_LLVM_MC, llvm-mc-22 on PATH, /usr/lib/llvm-22, newer ones.
+    """The llvm-mc to use: `explicit`, else $GPUISA_LLVM_MC, else the newest of every copy found
+    (PATH, llvm-mc-N names, /usr/lib/llvm-*/bin, ROCm, Homebrew; see verify.discover).
 
-    Raises LlvmMcMissing (one line, with the install hint) when none of version >= 22 exists.
+    Raises LlvmMcMissing (one line, naming what was found and the install hint) when the chosen
+    one is older than 22: older ones silently ignore processors they do not know.
     """
-    chosen = explicit or os.environ.get("GPUISA_LLVM_MC")
-    candidates = [chosen] if chosen else _candidates()
-    for path in candidates:
-        if path in _FOUND:
-            return _FOUND[path]
-        version = _version_of(path)
-        if version and int(version.split(".")[0]) >= MIN_MAJOR:
-            _FOUND[path] = tool = LlvmMc(path, version)
-            return tool
-    if chosen:
-        raise LlvmMcMissing(f"llvm-mc at {chosen!r} is not runnable or older than {MIN_MAJOR}; {INSTALL_HINT}")
-    raise LlvmMcMissing(f"llvm-mc {MIN_MAJOR} or newer not found; {INSTALL_HINT}")
+    if explicit:
+        version, problem = discover.version_of("llvm-mc", explicit) if os.path.isfile(explicit) else ((), "no such file")
+        chosen = discover.Candidate("llvm-mc", explicit, "argument", version, problem)
+        found = discover.Survey("llvm-mc", chosen if chosen.usable else None, (chosen,))
+    else:
+        found = discover.survey("llvm-mc")
+    tool = found.chosen
+    if tool is None:
+        where = "; ".join(f"{c.path}: {c.problem}" for c in found.candidates)
+        raise LlvmMcMissing(f"no usable llvm-mc {MIN_MAJOR} or newer" + (f" ({where})" if where else " found")
+                            + f"; {INSTALL_HINT}")
+    if tool.version[0] < MIN_MAJOR:
+        raise LlvmMcMissing(f"llvm-mc {tool.version_text} at {tool.path} is the newest found, older than {MIN_MAJOR}"
+                            f" (older ones ignore processors they do not know); {INSTALL_HINT}")
+    return LlvmMc(tool.path, tool.version_text)
 
 
 def available() -> bool:
