@@ -130,10 +130,11 @@ def _operand_text(form: PtxForm, instr: PtxInstruction) -> str:
 
 
 def _make_case(instr: PtxInstruction, form: PtxForm, documented: bool = True) -> _Case:
-    ops = po.parse_operands(_operand_text(form, instr))
+    fixed = po.fixed_operands(form.name)
+    ops = fixed or po.parse_operands(_operand_text(form, instr))
     case = _Case((instr.section, form.form), form, instr, ops,
-                 po.first_choices(ops, form.types, form.modifiers), documented)
-    case.variants = [(ops, case.choices), *_example_variants(instr, form)]
+                 po.first_choices(ops, form.types, form.modifiers, form.name), documented)
+    case.variants = [(ops, case.choices), *([] if fixed else _example_variants(instr, form))]
     return case
 
 
@@ -159,7 +160,7 @@ def _example_variants(instr: PtxInstruction, form: PtxForm) -> list[tuple[list[p
         if re.search(r"[\w%]\s+[\w%{\[]", re.sub(r"\s*[+-]\s*", "+", operands)):
             continue                            # a manual typo (`ishrdany sptr`): no usable shape
         ops = po.example_ops(operands, decls)
-        out.append((ops, po.first_choices(ops, form.types, form.modifiers)))
+        out.append((ops, po.first_choices(ops, form.types, form.modifiers, form.name)))
         if len(out) == 2:
             break
     return out
@@ -168,20 +169,23 @@ def _example_variants(instr: PtxInstruction, form: PtxForm) -> list[tuple[list[p
 # ---------------------------------------------------------------- files
 
 _MODULE = [".global .align 16 .b8 gmem[4096];", ".global .texref tex0;", ".global .surfref surf0;",
+           ".func gpuisa_f() { ret; }",
            ".const .align 16 .b8 cmem[256];"]
 
 
-def _header(version: str) -> list[str]:
+def _header(version: str, handles: bool = False) -> list[str]:
     """Module-scope lines valid at `version` (.address_size from 2.3, opaque types from 1.5), so a
-    file at an old version fails only for its test lines."""
+    file at an old version fails only for its test lines. `handles`: declare the texture and
+    surface references even before 1.5 (a parse-only check then still reads each line's own
+    requirements, "Feature 'txq' requires PTX ISA .version 1.5", instead of "Unknown symbol")."""
     v = _vkey(version)
     head = [".address_size 64"] if v >= (2, 3) else []
-    head += [m for m in _MODULE if v >= (1, 5) or "ref " not in m]
+    head += [m for m in _MODULE if v >= (1, 5) or handles or "ref " not in m]
     return head
 
 
-def _test_file(lines: list[str], version: str, target: str) -> tuple[str, int]:
-    head = [f".version {version}", f".target {target}", *_header(version),
+def _test_file(lines: list[str], version: str, target: str, handles: bool = False) -> tuple[str, int]:
+    head = [f".version {version}", f".target {target}", *_header(version, handles),
             ".visible .entry k()", "{", ".shared .align 16 .b8 smem[4096];"]
     return "\n".join(head + lines + ["ret;", "}", ""]), len(head)
 
@@ -248,12 +252,16 @@ class _Engine:
         todo = list(range(len(lines)))
         while todo:
             chunks = [todo[i:i + LINES_PER_FILE] for i in range(0, len(todo), LINES_PER_FILE)]
-            jobs = [(_test_file([lines[k] for k in chunk], version, target)[0], _arch(target, parse_only), False)
-                    for chunk in chunks]
+            jobs = [(_test_file([lines[k] for k in chunk], version, target, True)[0], _arch(target, parse_only),
+                     False) for chunk in chunks]
             runs = self._map(jobs, stage)
-            _, offset = _test_file([], version, target)
+            _, offset = _test_file([], version, target, True)
             again: list[int] = []
+            split: list[list[int]] = []
             for chunk, run in zip(chunks, runs, strict=True):
+                if run.failed and "crashed" in run.failed and len(chunk) > 1:
+                    split += [chunk[:len(chunk) // 2], chunk[len(chunk) // 2:]]   # find the line it dies on
+                    continue
                 if run.failed:
                     for k in chunk:
                         per_line[k] = [f"tool failed: {run.failed}"]
@@ -275,6 +283,10 @@ class _Engine:
                 header.extend(run.header_errors)
                 if run.rc != 0 and not any(run.messages.values()) and not run.header_errors:
                     header.append("ptxas failed without a message")
+            for part in split:                 # halves of a crashed file, each in a file of its own
+                sub, _ = self.check([lines[k] for k in part], version, target, stage, parse_only)
+                for k, m in zip(part, sub, strict=True):
+                    per_line[k] = m
             todo = again
         return [m or [] for m in per_line], header
 
@@ -292,6 +304,9 @@ class _Engine:
             _, offset = _test_file([], version, target)
             todo = []
             for g, run in zip(groups, runs, strict=True):
+                if run.failed and "crashed" in run.failed and len(g) > 1:
+                    todo += [g[:len(g) // 2], g[len(g) // 2:]]      # find the line it dies on
+                    continue
                 if run.failed:
                     for k in g:
                         result[k] = [f"tool failed: {run.failed}"]
@@ -353,7 +368,15 @@ def _classify(msgs: list[str]) -> str:
     return "operands"
 
 
+# ptxas's words about the form's own types (texture geometry vs coordinate type): the form is wrong,
+# whatever the operands; matched before _OPERAND, whose "coordinates require" they also contain
+_FORM_WRONG = re.compile(r"Floating-point coordinates required|Integer coordinates require \.s32|"
+                         r"Incorrect type '.*' for operation|Illegal modifier 'Multi-sample geometry'")
+
+
 def _is_definitive(msg: str) -> bool:
+    if _FORM_WRONG.search(msg):
+        return True
     return (not msg.startswith("tool failed") and not _REQUIREMENT.search(msg) and not _OPERAND.search(msg)
             and "for arch" not in msg)
 
@@ -572,11 +595,15 @@ def _probe(cases: list[_Case], engine: _Engine) -> None:
     """Two files, at .version 1.0 and 9.5, both .target sm_10: ptxas names the minimums it knows
     (at 1.0 some instructions stop at the version complaint, so targets are read at 9.5)."""
     typed = [c for c in cases if c.state == "typed"]
-    low, _ = engine.check([c.line for c in typed], VERSIONS[0], GENERIC[0], "probe")
+    low, header = engine.check([c.line for c in typed], VERSIONS[0], GENERIC[0], "probe")
+    # the module's texture/surface references: "Feature 'opaque type' requires PTX ISA .version 1.5"
+    handles = max((v for m in header if "opaque" in m for v in _NEEDS_VERSION.findall(m)), key=_vkey, default=None)
     high, _ = engine.check([c.line for c in typed], engine.max_version, GENERIC[0], "probe")
     for c, m, h in zip(typed, low, high, strict=True):
         versions = [v for x in m for v in _NEEDS_VERSION.findall(x)]
         targets = [t for x in m + h for t in _NEEDS_TARGET.findall(x)]
+        if handles and re.search(r"\b(tex0|surf0)\b", c.line):
+            versions.append(handles)           # a line naming them needs what their declaration needs
         c.feature_version = max(versions, key=_vkey) if versions else VERSIONS[0]
         c.min_target = max(targets, key=_tnum) if targets else None
         c.unsupported = any(_UNSUPPORTED.search(x) for x in m + h) or any(
@@ -781,7 +808,7 @@ def _kernel(name: str, r: po.Rendered, with_instr: bool) -> str:
             body.append(f"ld.global.{cls} {reg}, [%in+{off}];")
         off += 16
     if with_instr:
-        body.append(r.text)
+        body.append(po.statement(r))
     off = 0
     for reg, cls in regs:
         if cls == "pred":

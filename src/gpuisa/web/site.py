@@ -313,7 +313,7 @@ class Site:
             lstrip_blocks=True,
         )
         self.env.globals.update(bits_text=bits_text, cite=cite, slug=slug, source_href=source_href,
-                                safe_segment=safe_segment)
+                                safe_segment=safe_segment, verification=catalog.verification())
         self.env.filters.update(markdown=markdown, markdown_inline=markdown_inline)
         self.archs = catalog.archs()
         self.arch_keys = [a["key"] for a in self.archs]
