@@ -283,10 +283,19 @@ class _Engine:
                 header.extend(run.header_errors)
                 if run.rc != 0 and not any(run.messages.values()) and not run.header_errors:
                     header.append("ptxas failed without a message")
-            for part in split:                 # halves of a crashed file, each in a file of its own
-                sub, _ = self.check([lines[k] for k in part], version, target, stage, parse_only)
-                for k, m in zip(part, sub, strict=True):
-                    per_line[k] = m
+            for i in range(0, len(split), 2):   # halves of a crashed file: look for the line it dies on
+                halves = split[i:i + 2]
+                probes = self._map([(_test_file([lines[k] for k in h], version, target, True)[0],
+                                     _arch(target, parse_only), False) for h in halves], stage)
+                if all(p.failed for p in probes):   # it dies on both halves: a broken tool, not one line
+                    for h, p in zip(halves, probes, strict=True):
+                        for k in h:
+                            per_line[k] = [f"tool failed: {p.failed}"]
+                    continue
+                for part in halves:
+                    sub, _ = self.check([lines[k] for k in part], version, target, stage, parse_only)
+                    for k, m in zip(part, sub, strict=True):
+                        per_line[k] = m
             todo = again
         return [m or [] for m in per_line], header
 
@@ -296,6 +305,7 @@ class _Engine:
         bad line unreported in a large file, so a missing message alone proves nothing."""
         result: list[list[str] | None] = [None] * len(lines)
         todo = [list(range(len(lines)))] if lines else []
+        halves_of_crash: dict[int, int] = {}      # first line of a half -> first line of its sibling
         while todo:
             groups = [g[i:i + 400] for g in todo for i in range(0, len(g), 400)]
             jobs = [(_test_file([lines[k] for k in g], version, target)[0], _arch(target, False), False)
@@ -303,9 +313,15 @@ class _Engine:
             runs = self._map(jobs, stage)
             _, offset = _test_file([], version, target)
             todo = []
+            crashed = {g[0] for g, run in zip(groups, runs, strict=True) if run.failed}
+            siblings = dict(halves_of_crash)
+            halves_of_crash = {}
             for g, run in zip(groups, runs, strict=True):
-                if run.failed and "crashed" in run.failed and len(g) > 1:
-                    todo += [g[:len(g) // 2], g[len(g) // 2:]]      # find the line it dies on
+                both = g[0] in siblings and siblings[g[0]] in crashed     # a broken tool, not one bad line
+                if run.failed and "crashed" in run.failed and len(g) > 1 and not both:
+                    a, b = g[:len(g) // 2], g[len(g) // 2:]
+                    halves_of_crash[a[0]], halves_of_crash[b[0]] = b[0], a[0]
+                    todo += [a, b]                          # find the line it dies on
                     continue
                 if run.failed:
                     for k in g:
