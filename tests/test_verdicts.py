@@ -72,6 +72,7 @@ def test_v_sad_u32_has_a_verdict_on_every_target(verified, sources):
     assert set(got) == set(every)
     assert all(x[1] in ("llvm-test", "llvm-mc") and x[0] == "supported" for x in got.values()), got
     assert all(x[3].startswith("llvm-mc 2") for x in got.values() if x[1] == "llvm-mc")   # tool and version
+    assert all(x[3] == "LLVM 23.1.1 MC tests" for x in got.values() if x[1] == "llvm-test")
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ rows in the catalog's llvm_* tables and errata. Verification with llvm-mc is opt
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -165,7 +166,8 @@ def _write_targets(conn: sqlite3.Connection, corpus: McCorpus, keys: dict[str, s
     for (key, target), ex in evidence.items():
         spelling = next((n for n in mnemonics(ex.asm) if keys.get(n) == key), key)
         offer(key, target, spelling, (key, target, TARGET_TO_ARCH[target], "supported", "llvm-test",
-                                      f"{ex.asm}  ; encoding {ex.bytes.hex(' ')}", ex.file, ex.line, "", spelling))
+                                      f"{ex.asm}  ; encoding {ex.bytes.hex(' ')}", ex.file, ex.line,
+                                      tests_label(ex.file), spelling))
     for neg in corpus.negatives:
         if not neg.not_supported or neg.direction != "asm":
             continue
@@ -176,8 +178,8 @@ def _write_targets(conn: sqlite3.Connection, corpus: McCorpus, keys: dict[str, s
         for target in neg.targets:
             if target in TARGET_TO_ARCH:
                 offer(key, target, names[0], (key, target, TARGET_TO_ARCH[target], "not supported", "llvm-test",
-                                              f"{neg.input}: {neg.message}", neg.provenance.file, neg.provenance.line, "",
-                                              names[0]))
+                                              f"{neg.input}: {neg.message}", neg.provenance.file, neg.provenance.line,
+                                              tests_label(neg.provenance.file), names[0]))
     for v in verdicts:
         key = keys.get(v.mnemonic)
         if key is None or v.target not in TARGET_TO_ARCH:
@@ -193,6 +195,12 @@ def _write_targets(conn: sqlite3.Connection, corpus: McCorpus, keys: dict[str, s
     rows = [_identity_verdict(slot) for slot in records.values()]
     conn.executemany("INSERT INTO targets VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
     report.verdicts = Counter(r[3] for r in rows)
+
+
+def tests_label(file: str) -> str:
+    """Who said so, for a verdict from LLVM's own tests: "LLVM 23.1.1 MC tests" (from the sources' folder name)."""
+    m = re.match(r"llvm-project-(\d+\.\d+\.\d+)/", file or "")
+    return f"LLVM {m.group(1)} MC tests" if m else "LLVM MC tests"
 
 
 def _identity_verdict(slot: dict[str, tuple]) -> tuple:
