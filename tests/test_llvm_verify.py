@@ -216,6 +216,7 @@ def test_instruction_level_messages():
     assert v.instruction_level("invalid instruction")
     assert not v.instruction_level("lds_direct is not supported on this GPU")
     assert not v.instruction_level("agpr loads and stores not supported on this GPU")
+    assert not v.instruction_level("invalid instruction encoding")     # a disassembler warning about bytes
 
 
 GARBAGE = "#!/bin/sh\nif [ \"$1\" = --version ]; then echo '  LLVM version 22.1.8'; exit 0; fi\n{body}\n"

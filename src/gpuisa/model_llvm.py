@@ -19,7 +19,7 @@ Direction = Literal["asm", "disasm"]
 # llvm-mc's messages about an instruction itself; every other complaint ("lds_direct is not
 # supported on this GPU", "agpr loads and stores not supported on this GPU", "invalid operand")
 # is about operands and says nothing about the instruction (AMDGPUAsmParser::checkUnsupportedInstruction)
-INSTRUCTION_LEVEL = re.compile(r"^(?:instruction not supported on this GPU|invalid instruction)\b")
+INSTRUCTION_LEVEL = re.compile(r"^(?:instruction not supported on this GPU|invalid instruction(?! encoding))\b")
 
 
 @dataclass(frozen=True, slots=True)
