@@ -1,6 +1,6 @@
 """SQLite schema of the catalog. Bump SCHEMA_VERSION on any change; readers refuse other versions."""
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 SCHEMA = """
 PRAGMA journal_mode=OFF;
