@@ -50,7 +50,7 @@ def catalog_path(sources: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
     from gpuisa.build import build
 
     path = tmp_path_factory.mktemp("catalog") / "catalog.sqlite"
-    build(sources, path, None, jobs=2)
+    build(sources, path, None, jobs=2, verify=False)
     return path
 
 

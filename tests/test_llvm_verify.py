@@ -17,6 +17,7 @@ from gpuisa.model_llvm import McExample, McRun
 from gpuisa.paths import default_sources
 from gpuisa.sources import llvm_mc as mc
 from gpuisa.sources.layout import LLVM_TREE
+from gpuisa.verify import discover
 from gpuisa.verify import llvm_mc as v
 
 SOURCES = default_sources()
@@ -48,10 +49,9 @@ def test_missing_llvm_mc_is_one_clear_error(monkeypatch):
         v.find_llvm_mc()
     monkeypatch.delenv("GPUISA_LLVM_MC")
     monkeypatch.setenv("PATH", "")
-    monkeypatch.setattr(v, "DEFAULT_PATHS", ())
-    monkeypatch.setattr(v, "_FOUND", {})
+    monkeypatch.setattr(discover, "LLVM_GLOBS", ())
     assert not v.available()
-    with pytest.raises(v.LlvmMcMissing, match="not found"):
+    with pytest.raises(v.LlvmMcMissing, match="no usable llvm-mc 22 or newer found"):
         v.assemble(["s_nop 0"], "gfx900", cache=False)
 
 
@@ -186,11 +186,54 @@ def test_support_verdicts_for_v_lshl_add_u64(cache):
 
 @tools
 @needs_llvm_mc
-def test_support_verdict_supported_and_inconclusive(cache):
+def test_support_verdict_supported_and_beyond_the_tool(cache):
     exs = [example("v_sad_u32 v5, v1, v2, s3", "gfx1100")]
     verdicts = {x.target: x for x in v.verify_support({"V_SAD_U32": exs}, ["gfx900", "gfx9999"], cache=cache)}
     assert verdicts["gfx900"].verdict == "supported" and verdicts["gfx900"].bytes
-    assert verdicts["gfx9999"].verdict == "inconclusive" and "gfx9999" in verdicts["gfx9999"].message
+    # a target llvm-mc does not list in -mcpu=help cannot be judged by it
+    assert verdicts["gfx9999"].verdict == "beyond" and "knows no gfx9999" in verdicts["gfx9999"].message
+    assert verdicts["gfx9999"].tool.startswith("llvm-mc 2")
+
+
+@tools
+@needs_llvm_mc
+def test_operand_complaint_is_never_an_instruction_verdict(cache):
+    # llvm-mc 22 on gfx90a: "lds_direct is not supported on this GPU" (an operand), while
+    # `v_add_f32 v5, v1, v2` assembles there (issue 11); the second example is tried after the first fails
+    lds = example("v_add_f32 v5, lds_direct, v2", "gfx900")
+    e64 = example("v_add_f32_e64 v5, v1, v2", "gfx900", 2)
+    got = v.verify_support({"V_ADD_F32": [lds, e64]}, ["gfx90a"], per_name=1, cache=cache, skip_evidenced=False)
+    assert [(x.verdict, x.line) for x in got] == [("supported", "v_add_f32_e64 v5, v1, v2")]
+    only = v.verify_support({"V_ADD_F32": [lds]}, ["gfx90a"], cache=cache, skip_evidenced=False)
+    assert only[0].verdict == "inconclusive"
+    assert only[0].message.startswith("operands: lds_direct is not supported on this GPU")
+
+
+def test_instruction_level_messages():
+    # AMDGPUAsmParser: "instruction not supported on this GPU" / "invalid instruction" name the
+    # mnemonic; the rest ("agpr loads and stores not supported on this GPU") name operands
+    assert v.instruction_level("instruction not supported on this GPU (gfx90a): v_foo")
+    assert v.instruction_level("invalid instruction")
+    assert not v.instruction_level("lds_direct is not supported on this GPU")
+    assert not v.instruction_level("agpr loads and stores not supported on this GPU")
+    assert not v.instruction_level("invalid instruction encoding")     # a disassembler warning about bytes
+
+
+GARBAGE = "#!/bin/sh\nif [ \"$1\" = --version ]; then echo '  LLVM version 22.1.8'; exit 0; fi\n{body}\n"
+
+
+@pytest.mark.parametrize("body, said", [("while :; do :; done", "timed out"), ("echo 'lorem ipsum'", "no result tied"),
+                                        ("kill -SEGV $$", "crashed")])
+def test_misbehaving_llvm_mc_gives_tool_failed(tmp_path, monkeypatch, body, said):
+    path = tmp_path / "llvm-mc"
+    path.write_text(GARBAGE.format(body=body))
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("GPUISA_TOOL_TIMEOUT", "1")
+    tool = v.find_llvm_mc(str(path))
+    got = v.verify_support({"S_NOP": [example("s_nop 0", "gfx900")]}, ["gfx900", "gfx1030"], tool=tool,
+                           cache=False, skip_evidenced=False)
+    assert {x.verdict for x in got} == {"tool failed"}, got
+    assert all(said in x.message for x in got), [x.message for x in got]
 
 
 @tools

@@ -27,6 +27,9 @@ needs_sources = pytest.mark.skipif(not (PTX94 / "9-instruction-set").is_dir(),
                                    reason="PTX ISA 9.4 sources not found")
 needs_ptxas = pytest.mark.skipif(TOOLS.ptxas is None, reason="ptxas not installed "
                                  "(pip install nvidia-cuda-nvcc==13.5.37 or set $GPUISA_PTXAS)")
+needs_ptx_93 = pytest.mark.skipif(not TOOLS.max_ptx or tuple(map(int, TOOLS.max_ptx.split("."))) < (9, 3),
+                                  reason=f"{TOOLS.label or 'no ptxas'} knows PTX ISA up to {TOOLS.max_ptx or '?'}; clmad is "
+                                  "PTX 9.3 (pip install nvidia-cuda-nvcc==13.5.37)")
 needs_cuobjdump = pytest.mark.skipif(TOOLS.cuobjdump is None, reason="cuobjdump not installed "
                                      "(pip install nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37)")
 
@@ -177,6 +180,7 @@ def verified(manual, tmp_path_factory):
 
 @pytest.mark.tools
 @needs_ptxas
+@needs_ptx_93
 @needs_sources
 def test_clmad_verified_by_ptxas(verified):
     for mode in ("lo", "hi"):
@@ -192,6 +196,7 @@ def test_clmad_verified_by_ptxas(verified):
 
 @pytest.mark.tools
 @needs_ptxas
+@needs_ptx_93
 @needs_cuobjdump
 @needs_sources
 def test_clmad_sass_on_four_targets(verified):
@@ -204,6 +209,7 @@ def test_clmad_sass_on_four_targets(verified):
 
 @pytest.mark.tools
 @needs_ptxas
+@needs_ptx_93
 @needs_sources
 def test_undocumented_signed_clmad_is_accepted(verified):
     # the manual lists only .u64 (9.7.1.5-...clmad.md:21); ptxas 13.5 also accepts .s64
@@ -227,9 +233,27 @@ def test_sad_verified_on_all_targets(verified):
 @pytest.mark.tools
 @needs_ptxas
 @needs_sources
+def test_call_bra_slct_txq_with_their_simplest_operands(manual, tmp_path: Path):
+    # 9.7.14.5 call: "call{.uni} func;"; 9.7.14.3 bra: "bra{.uni} tgt;"; 9.7.7.4 slct "slct.dtype.s32 d, a, b, c"
+    # (c the selector); txq on a named texture: ptxas says "Feature 'channel_data_type attribute' requires
+    # PTX ISA .version 2.1" and nothing about the target (issue 11: not 3.1/sm_20, which an indirect handle needs)
+    result = verify_manual(manual, sections=["9.7.14.5", "9.7.14.3", "9.7.7.4", "9.7.12.5"], cache=tmp_path,
+                           sass_targets=())
+    got = {v.form: v for v in result.verdicts.values() if v.documented}
+    for form in ("call", "call.uni", "bra", "bra.uni"):
+        assert got[form].status == "verified", (form, got[form].message)
+    slct = [v for v in got.values() if v.name == "slct"]
+    assert len(slct) == 33 and all(v.status == "verified" for v in slct)
+    txq = got["txq.channel_data_type.b32"]
+    assert txq.status == "verified" and txq.ptx_version == "2.1" and txq.sm == ("sm_10",) and "tex0" in txq.ptx_line
+
+
+@pytest.mark.tools
+@needs_ptxas
+@needs_sources
 def test_second_run_is_served_from_the_cache(manual, tmp_path: Path):
-    first = verify_manual(manual, sections=["9.7.1.5"], cache=tmp_path, sass_targets=())
-    second = verify_manual(manual, sections=["9.7.1.5"], cache=tmp_path, sass_targets=())
+    first = verify_manual(manual, sections=["9.7.1.5", "9.7.1.8"], cache=tmp_path, sass_targets=())
+    second = verify_manual(manual, sections=["9.7.1.5", "9.7.1.8"], cache=tmp_path, sass_targets=())
     assert first.ptxas_calls > 0 and second.ptxas_calls == 0 and second.cache_hits > 0
     assert {k: v.sm for k, v in first.verdicts.items()} == {k: v.sm for k, v in second.verdicts.items()}
 
@@ -243,8 +267,10 @@ def test_whole_manual_verification(manual):
     documented = [v for v in result.verdicts.values() if v.documented]
     total = sum(len(i.forms) for i in manual.instructions)
     assert len(documented) == total
-    verified = sum(v.status == "verified" for v in documented) / total
-    decided = sum(v.status in ("verified", "rejected") for v in documented) / total
+    judged = [v for v in documented if v.status != "beyond"]      # forms newer than this ptxas are not judged
+    assert all(v.message.startswith(f"beyond ptxas {TOOLS.release}") for v in documented if v.status == "beyond")
+    verified = sum(v.status == "verified" for v in judged) / len(judged)
+    decided = sum(v.status in ("verified", "rejected") for v in judged) / len(judged)
     # measured with ptxas 13.5.37: ~81% accepted with both minimums found, ~93% with a verdict
     # (the rest: no operand registers found that ptxas takes, e.g. texture and tensor-map forms)
     assert verified >= 0.75, verified

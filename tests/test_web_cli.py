@@ -27,18 +27,60 @@ def test_serve_builds_a_missing_catalog_then_serves(tmp_path: Path, monkeypatch:
     import uvicorn
 
     from gpuisa.cli import app
+    from gpuisa.commands import web
     from gpuisa.web.app import CachedApp
 
     calls: list[tuple[object, dict]] = []
+    background: list[tuple] = []
     monkeypatch.setattr(uvicorn, "run", lambda a, **kw: calls.append((a, kw)))
+    monkeypatch.setattr(web, "_verify_in_background", lambda *a: background.append(a))
     sources = write_fixture_sources(tmp_path / "sources")
     catalog = tmp_path / "new" / "catalog.sqlite"
     result = CliRunner().invoke(app, ["serve", "--catalog", str(catalog), "--sources", str(sources), "--port", "8123"])
     assert result.exit_code == 0, result.output
     assert catalog.is_file()
     (served, options), = calls
-    assert isinstance(served, CachedApp)
+    assert isinstance(served, web.SwappableApp) and isinstance(served.current, CachedApp)
     assert options["port"] == 8123 and options["host"] == "127.0.0.1" and options["access_log"] is False
+    # served at once from the unverified catalog, which says verification is pending; verified in the background
+    assert {t: s["state"] for t, s in web.verification_state(catalog).items()} == {"llvm-mc": "pending", "ptxas": "pending"}
+    (path, _, app_, _), = background
+    assert path == catalog and app_ is served
+
+
+def test_serve_no_verify_starts_no_background_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    import uvicorn
+
+    from gpuisa.cli import app
+    from gpuisa.commands import web
+
+    background: list[tuple] = []
+    monkeypatch.setattr(uvicorn, "run", lambda a, **kw: None)
+    monkeypatch.setattr(web, "_verify_in_background", lambda *a: background.append(a))
+    sources = write_fixture_sources(tmp_path / "sources")
+    catalog = tmp_path / "catalog.sqlite"
+    result = CliRunner().invoke(app, ["serve", "--no-verify", "--catalog", str(catalog), "--sources", str(sources)])
+    assert result.exit_code == 0, result.output
+    assert not background and web.verification_state(catalog)["ptxas"]["state"] == "not run"
+
+
+def test_swap_answers_each_request_from_one_app():
+    import asyncio
+
+    from gpuisa.commands.web import SwappableApp
+
+    seen: list[str] = []
+
+    def app(tag: str):
+        async def call(scope, receive, send):
+            seen.append(tag)
+        return call
+
+    served = SwappableApp(app("unverified"))
+    asyncio.run(served({"type": "http"}, None, None))
+    served.swap(app("verified"))
+    asyncio.run(served({"type": "http"}, None, None))
+    assert seen == ["unverified", "verified"]
 
 
 def test_serve_reports_missing_sources(tmp_path: Path):

@@ -8,7 +8,9 @@ target file. The work itself lives in the layers below: readers in `sources.read
 
 from __future__ import annotations
 
+import json
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +29,8 @@ from gpuisa.paths import cache_dir
 from gpuisa.sources import layout
 from gpuisa.sources.llvm_mc import examples_by_mnemonic, mnemonics
 from gpuisa.sources.read import ManualTexts, read_amd_manuals, read_llvm_tests, read_ptx_manual
-from gpuisa.verify.llvm_mc import LlvmMcMissing, find_llvm_mc, verify_support
+from gpuisa.verify.llvm_mc import INSTALL_HINT, LlvmMcMissing, find_llvm_mc, verify_support
+from gpuisa.verify.ptx_tools import WHEELS_HINT, find_tools
 from gpuisa.verify.ptxas import verify_manual
 
 Progress = Callable[[str, int, int], None]   # (stage, done, total)
@@ -51,8 +54,11 @@ class Build:
     target: Path
     progress: Progress | None = None
     jobs: int = 2
-    verify: bool = False
+    verify: bool = True
     equivalents: bool = True
+    pending: bool = False               # not verified now, a background build will (serve's first start)
+    tools: tuple[str, ...] = ("llvm-mc", "ptxas")   # which tools verify (tests that need one ask for it alone)
+    verification: dict[str, dict] = field(default_factory=dict)   # per tool: state, tool, note, install
     notes: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
     manuals: list[ManualData] = field(default_factory=list)
@@ -97,12 +103,20 @@ def read_ptx(b: Build) -> None:
 
 
 def verify(b: Build) -> None:
-    """With --verify: llvm-mc verdicts for targets the tests leave open, ptxas/cuobjdump for PTX forms."""
+    """By default: llvm-mc verdicts for targets the tests leave open, ptxas/cuobjdump for PTX forms
+    (each tool the newest installed; a missing one is noted with how to install it)."""
     if not b.verify:
+        state = "pending" if b.pending else "not run"
+        note = ("verification runs in the background; this catalog is replaced when it is done" if b.pending
+                else "built with --no-verify")
+        b.verification = {t: {"state": state, "note": note} for t in ("llvm-mc", "ptxas")}
         return
-    if b.ptx is not None:
+    for tool in ("llvm-mc", "ptxas"):
+        if tool not in b.tools:
+            b.verification[tool] = {"state": "not run", "note": f"this build verified with {', '.join(b.tools)} only"}
+    if b.ptx is not None and "ptxas" in b.tools:
         b.ptx_verification = _verify_ptx(b)
-    if b.corpus is not None:
+    if b.corpus is not None and "llvm-mc" in b.tools:
         b.llvm_verdicts, b.llvm_tool = _verify_llvm(b, b.corpus)
 
 
@@ -143,6 +157,7 @@ def write(b: Build) -> None:
         write_amd(conn, b.manuals, b.merged, b.coverage, b.sources)
         if b.resolution is not None:
             write_resolution(conn, b.resolution, merge.key_index(b.merged))
+        conn.execute("INSERT INTO meta(key, value) VALUES ('verification', ?)", (json.dumps(b.verification),))
         if b.ptx is not None:
             write_ptx(conn, b.ptx, b.ptx_verification)
         if b.corpus is not None:
@@ -163,13 +178,15 @@ STAGES: tuple[Callable[[Build], None], ...] = (
 
 
 def build(sources: Path, target: Path, progress: Progress | None = None, jobs: int = 2,
-          verify: bool = False, equivalents: bool = True) -> BuildReport:
+          verify: bool = True, equivalents: bool = True, pending: bool = False,
+          tools: tuple[str, ...] = ("llvm-mc", "ptxas")) -> BuildReport:
     """Build the catalog at `target` from the sources root `sources`; atomic replace at the end.
 
-    verify: also check with the real tools (llvm-mc, ptxas; cached by tool version; skipped with a
-    note when a tool is not installed).
+    verify: check with the real tools (llvm-mc, ptxas; cached by tool version; skipped with a note
+    naming the missing tool and how to install it). pending: an unverified build that a verified
+    one will replace (the catalog says so, pages show it).
     """
-    b = Build(Path(sources), Path(target), progress, jobs, verify, equivalents)
+    b = Build(Path(sources), Path(target), progress, jobs, verify, equivalents, pending=pending, tools=tools)
     for stage in STAGES:
         stage(b)
     return BuildReport(b.coverage, len(b.merged), time.perf_counter() - b.started, str(b.target), b.llvm_report,
@@ -180,9 +197,19 @@ def build(sources: Path, target: Path, progress: Progress | None = None, jobs: i
 
 def _verify_ptx(b: Build) -> PtxVerification:
     """Forms checked with ptxas (minimum version and target) and lowered to SASS with cuobjdump (cached)."""
-    verification = verify_manual(b.ptx, progress=b.progress, workers=b.jobs)
+    tools = find_tools()
+    b.notes += [f"tools: {n}" for n in tools.notes]
+    verification = verify_manual(b.ptx, tools=tools, progress=b.progress, workers=b.jobs)
     if verification.skipped_reason:
         b.notes.append(f"PTX verification: {verification.skipped_reason}")
+        b.verification["ptxas"] = {"state": "missing", "note": verification.skipped_reason, "install": WHEELS_HINT}
+    else:
+        counts = Counter(v.status for v in verification.verdicts.values() if v.documented)
+        b.verification["ptxas"] = {"state": "verified", "tool": tools.label, "max_ptx": tools.max_ptx,
+                                   "counts": dict(counts)}
+        if counts.get("beyond"):
+            b.verification["ptxas"]["note"] = (f"{counts['beyond']} forms are newer than {tools.label} (PTX ISA up to "
+                                               f"{tools.max_ptx}): not judged; {WHEELS_HINT} for a newer ptxas")
     return verification
 
 
@@ -192,7 +219,9 @@ def _verify_llvm(b: Build, corpus: McCorpus) -> tuple[list[TargetVerdict], str]:
         tool = find_llvm_mc()
     except LlvmMcMissing as exc:
         b.notes.append(f"verification with llvm-mc skipped: {exc}")
+        b.verification["llvm-mc"] = {"state": "missing", "note": str(exc), "install": INSTALL_HINT}
         return [], ""
+    b.verification["llvm-mc"] = {"state": "verified", "tool": tool.label}
     negatives: dict[str, list] = {}
     for neg in corpus.negatives:
         for name in mnemonics(neg.input):

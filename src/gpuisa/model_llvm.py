@@ -16,6 +16,11 @@ from gpuisa.model import Provenance, Skip
 
 Direction = Literal["asm", "disasm"]
 
+# llvm-mc's messages about an instruction itself; every other complaint ("lds_direct is not
+# supported on this GPU", "agpr loads and stores not supported on this GPU", "invalid operand")
+# is about operands and says nothing about the instruction (AMDGPUAsmParser::checkUnsupportedInstruction)
+INSTRUCTION_LEVEL = re.compile(r"^(?:instruction not supported on this GPU|invalid instruction(?! encoding))\b")
+
 
 @dataclass(frozen=True, slots=True)
 class McRun:
@@ -98,8 +103,8 @@ class McNegative:
 
     @property
     def not_supported(self) -> bool:
-        """True when the message says the instruction itself is absent on the target."""
-        return "not supported on this GPU" in self.message and "variant" not in self.message
+        """True when the message says the instruction itself is absent on the target (not an operand)."""
+        return bool(INSTRUCTION_LEVEL.match(self.message))
 
 
 @dataclass(slots=True)
@@ -140,10 +145,11 @@ class TargetVerdict:
 
     mnemonic: str                  # manual-style name, V_SAD_U32
     target: str
-    verdict: Literal["supported", "not supported", "inconclusive"]
+    verdict: Literal["supported", "not supported", "inconclusive", "beyond", "tool failed"]
     line: str                      # the assembly that was tried
     asm: str = ""                  # llvm-mc's printed form when it assembled
     bytes: bytes = b""
     message: str = ""              # llvm-mc's message when it did not
     example: Provenance | None = None   # where the representative example came from
     tool: str = ""
+    mattr: str = ""                # -mattr it was assembled with

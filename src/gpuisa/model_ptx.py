@@ -130,7 +130,8 @@ class PtxVerdict:
     form: str
     name: str
     section: str
-    status: str                    # "verified"; "rejected" (ptxas refuses the form); "unverified" (no operands found)
+    status: str                    # "verified"; "rejected" (ptxas refuses the form); "unverified" (no operands found);
+    #                                "beyond" (newer than this ptxas: not judged); "tool failed" (hung, crashed)
     ptx_version: str | None        # lowest .version that compiles (with the lowest target)
     feature_version: str | None    # the version ptxas names for the feature itself
     sm: tuple[str, ...]            # lowest generic target, or the arch/family targets that accept it
@@ -138,6 +139,7 @@ class PtxVerdict:
     ptx_line: str                  # the instruction line that was compiled
     sass: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (target, native opcodes)
     documented: bool = True        # False: accepted by ptxas but not listed by the manual
+    tool: str = ""                 # "ptxas 13.5.37": who said so
 
 
 @dataclass(frozen=True, slots=True)

@@ -89,7 +89,7 @@ def build_fixture_catalog(folder: Path) -> Path:
 
     sources = write_fixture_sources(folder / "sources")
     catalog = folder / "fixture.sqlite"
-    build(sources, catalog, None, jobs=1)
+    build(sources, catalog, None, jobs=1, verify=False)
     return catalog
 
 

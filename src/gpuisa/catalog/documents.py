@@ -224,6 +224,7 @@ class TargetSupport(Document):
     tool: str | None = None
     arch: str
     examples: int = 0
+    spelling: str | None = None    # which of the identity's spellings decided it (gfx1030: flat_load_ushort)
 
 
 class AmdDocument(Document):

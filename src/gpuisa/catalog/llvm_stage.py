@@ -8,6 +8,7 @@ rows in the catalog's llvm_* tables and errata. Verification with llvm-mc is opt
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -82,14 +83,43 @@ def write_llvm(conn: sqlite3.Connection, corpus: McCorpus, manuals: list[ManualD
     rows = []
     for (key, target), slot in best.items():
         for rank, (_, ex) in enumerate(slot):
+            mattr = next((r.mattr for r in ex.runs if r.target == target), "")
             rows.append((key, target, TARGET_TO_ARCH[target], ex.asm, ex.input, ex.bytes.hex(" "), ex.direction,
-                         ",".join(ex.mattrs), ex.file, ex.line, rank))
+                         mattr, ex.file, ex.line, rank))
+    rows += _verified_examples(best, keys, verdicts or [])
     conn.executemany("INSERT INTO llvm_examples VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
     conn.executemany("INSERT INTO llvm_counts VALUES (?,?,?)", [(k, t, n) for (k, t), n in counts.items()])
     _write_targets(conn, corpus, keys, evidence, verdicts or [], report)
     report.agreement = check.write(conn)
     report.errata = check.errata_count
     return report
+
+
+def _verified_examples(best: dict[tuple[str, str], list[tuple[tuple, McExample]]], keys: dict[str, str],
+                       verdicts: list[TargetVerdict]) -> list[tuple]:
+    """Lines llvm-mc assembled on a target, as examples of that target's arch where its tests have
+    none or only a less plain one (DPP, SDWA, forced encoding): the page's first example is then
+    valid on one of its own targets. Rank -1 puts such a line first; its file:line is the test
+    line it was taken from, its bytes are llvm-mc's for this target."""
+    tested: dict[tuple[str, str], tuple] = {}
+    for (key, target), slot in best.items():
+        arch = TARGET_TO_ARCH[target]
+        rank = slot[0][0][1:]                       # simplicity of the arch's simplest test line
+        if (key, arch) not in tested or rank < tested[(key, arch)]:
+            tested[(key, arch)] = rank
+    out: dict[tuple[str, str], tuple] = {}
+    for v in verdicts:
+        key = keys.get(v.mnemonic)
+        if v.verdict != "supported" or key is None or v.target not in TARGET_TO_ARCH or not v.bytes:
+            continue
+        arch = TARGET_TO_ARCH[v.target]
+        rank = simplicity(v.asm)
+        if (key, arch) in out or ((key, arch) in tested and rank >= tested[(key, arch)]):
+            continue
+        ex = v.example
+        out[(key, arch)] = (key, v.target, arch, v.asm, v.line, v.bytes.hex(" "), "llvm-mc", v.mattr,
+                            ex.file if ex else "", ex.line if ex else None, -1)
+    return list(out.values())
 
 
 def llvm_aliases(corpus: McCorpus) -> dict[str, tuple[str, str]]:
@@ -113,12 +143,31 @@ def llvm_aliases(corpus: McCorpus) -> dict[str, tuple[str, str]]:
     return {k: v for k, v in seen.items() if k not in conflicting}
 
 
+# how strongly a record speaks for an identity on a target: one supported spelling is enough; a
+# "not supported" needs every spelling tried to be refused; tests (LLVM 23) outrank llvm-mc
+_VERDICT_RANK = {"supported": 0, "not supported": 1, "inconclusive": 2, "beyond": 3, "tool failed": 4}
+_EVIDENCE_RANK = {"llvm-test": 0, "llvm-mc": 1}
+
+
 def _write_targets(conn: sqlite3.Connection, corpus: McCorpus, keys: dict[str, str],
                    evidence: dict[tuple[str, str], McExample], verdicts: list[TargetVerdict], report: LlvmReport) -> None:
-    rows: dict[tuple[str, str], tuple] = {}
+    """One verdict per (identity, target) from every spelling's records; the spelling that decided it is kept.
+
+    FLAT_LOAD_U16 on gfx1030: `flat_load_u16` is "instruction not supported" there, `flat_load_ushort`
+    (the same identity, the older name) assembles, so the identity is supported via flat_load_ushort."""
+    records: dict[tuple[str, str], dict[str, tuple]] = defaultdict(dict)   # (key, target) -> spelling -> row
+
+    def offer(key: str, target: str, spelling: str, row: tuple) -> None:
+        slot = records[(key, target)]
+        old = slot.get(spelling)
+        if old is None or (_VERDICT_RANK[row[3]], _EVIDENCE_RANK[row[4]]) < (_VERDICT_RANK[old[3]], _EVIDENCE_RANK[old[4]]):
+            slot[spelling] = row
+
     for (key, target), ex in evidence.items():
-        rows[(key, target)] = (key, target, TARGET_TO_ARCH[target], "supported", "llvm-test",
-                               f"{ex.asm}  ; encoding {ex.bytes.hex(' ')}", ex.file, ex.line, "")
+        spelling = next((n for n in mnemonics(ex.asm) if keys.get(n) == key), key)
+        offer(key, target, spelling, (key, target, TARGET_TO_ARCH[target], "supported", "llvm-test",
+                                      f"{ex.asm}  ; encoding {ex.bytes.hex(' ')}", ex.file, ex.line,
+                                      tests_label(ex.file), spelling))
     for neg in corpus.negatives:
         if not neg.not_supported or neg.direction != "asm":
             continue
@@ -127,20 +176,44 @@ def _write_targets(conn: sqlite3.Connection, corpus: McCorpus, keys: dict[str, s
         if key is None:
             continue
         for target in neg.targets:
-            if target in TARGET_TO_ARCH and (key, target) not in rows:
-                rows[(key, target)] = (key, target, TARGET_TO_ARCH[target], "not supported", "llvm-test",
-                                       f"{neg.input}: {neg.message}", neg.provenance.file, neg.provenance.line, "")
+            if target in TARGET_TO_ARCH:
+                offer(key, target, names[0], (key, target, TARGET_TO_ARCH[target], "not supported", "llvm-test",
+                                              f"{neg.input}: {neg.message}", neg.provenance.file, neg.provenance.line,
+                                              tests_label(neg.provenance.file), names[0]))
     for v in verdicts:
         key = keys.get(v.mnemonic)
-        if key is None or v.target not in TARGET_TO_ARCH or (key, v.target) in rows:
+        if key is None or v.target not in TARGET_TO_ARCH:
             continue
-        detail = f"{v.line} -> {v.asm}" if v.verdict == "supported" else f"{v.line}: {v.message}"
+        verdict = v.verdict
+        if verdict == "inconclusive" and v.asm and keys.get(mnemonics(v.asm)[0] if mnemonics(v.asm) else "") == key:
+            verdict = "supported"             # printed under the identity's other name (a rename LLVM applies)
+        detail = f"{v.line} -> {v.asm}" if verdict == "supported" else f"{v.line}: {v.message}" if v.line else v.message
         ex = v.example
-        rows[(key, v.target)] = (key, v.target, TARGET_TO_ARCH[v.target], v.verdict, "llvm-mc", detail,
-                                 ex.file if ex else None, ex.line if ex else None, v.tool)
+        offer(key, v.target, v.mnemonic, (key, v.target, TARGET_TO_ARCH[v.target], verdict, "llvm-mc", detail,
+                                          ex.file if ex else None, ex.line if ex else None, v.tool, v.mnemonic))
         report.verified_with_llvm_mc += 1
-    conn.executemany("INSERT INTO targets VALUES (?,?,?,?,?,?,?,?,?)", list(rows.values()))
-    report.verdicts = Counter(r[3] for r in rows.values())
+    rows = [_identity_verdict(slot) for slot in records.values()]
+    conn.executemany("INSERT INTO targets VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+    report.verdicts = Counter(r[3] for r in rows)
+
+
+def tests_label(file: str) -> str:
+    """Who said so, for a verdict from LLVM's own tests: "LLVM 23.1.1 MC tests" (from the sources' folder name)."""
+    m = re.match(r"llvm-project-(\d+\.\d+\.\d+)/", file or "")
+    return f"LLVM {m.group(1)} MC tests" if m else "LLVM MC tests"
+
+
+def _identity_verdict(slot: dict[str, tuple]) -> tuple:
+    """Supported if any spelling is; "not supported" only when every spelling with a record is
+    refused as an instruction; otherwise the most telling open record (operands, tool too old)."""
+    best = min(slot.values(), key=lambda r: (_VERDICT_RANK[r[3]], _EVIDENCE_RANK[r[4]]))
+    if best[3] != "not supported" or len(slot) == 1:
+        return best
+    refused = "; ".join(f"{s.lower()}: {r[5]}" for s, r in sorted(slot.items()) if r[3] == "not supported")
+    if all(r[3] == "not supported" for r in slot.values()):
+        return (*best[:5], refused, *best[6:])
+    open_ = min((r for r in slot.values() if r[3] != "not supported"), key=lambda r: _VERDICT_RANK[r[3]])
+    return (*open_[:5], f"{open_[5]} (refused: {refused})", *open_[6:])
 
 
 class _CrossCheck:

@@ -60,6 +60,12 @@ class Catalog:
     def meta(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT key, value FROM meta"))
 
+    def verification(self) -> dict[str, dict]:
+        """Per tool ("llvm-mc", "ptxas"): state (verified / pending / missing / not run), tool, note,
+        install hint; {} for a catalog that does not record it."""
+        raw = self.meta().get("verification")
+        return json.loads(raw) if raw else {}
+
     def archs(self) -> list[dict]:
         rows = self.conn.execute(
             "SELECT key, display, family, targets, ord, manual, coverage FROM archs ORDER BY ord").fetchall()
@@ -188,15 +194,16 @@ class Catalog:
         rows = self.conn.execute(
             "SELECT target, arch, asm, input, bytes, direction, mattr, file, line, rank FROM llvm_examples"
             " WHERE name=? ORDER BY arch != ?, rank, direction != 'asm', length(asm)", (key, arch)).fetchall()
-        merged: dict[str, dict] = {}
+        merged: dict[tuple[str, str, str], dict] = {}
         for target, ex_arch, asm, input_text, data, direction, mattr, file, line, _ in rows:
-            ex = merged.get(asm + data)
+            ex = merged.get((asm, data, mattr))          # same line, bytes and -mattr: one example, its targets
             if ex is None:
                 if len(merged) >= limit:
                     continue
-                ex = merged[asm + data] = {"asm": asm, "bytes": data, "direction": direction, "input": input_text,
+                ex = merged[(asm, data, mattr)] = {"asm": asm, "bytes": data, "direction": direction, "input": input_text,
                                     "targets": [], "arch": ex_arch, "mattr": mattr,
-                                    "source": {"source": "llvm-mc-test", "file": file, "line": line}}
+                                    "source": {"source": "llvm-mc" if direction == "llvm-mc" else "llvm-mc-test",
+                                               "file": file, "line": line}}
             if target not in ex["targets"]:
                 ex["targets"].append(target)
         return list(merged.values())
@@ -254,9 +261,11 @@ class Catalog:
 
     def targets(self, key: str) -> dict[str, dict]:
         """Verdict per gfx target of every known arch: supported / not supported / inconclusive / unknown."""
-        rows = {t: {"verdict": v, "evidence": e, "detail": d, "file": f, "line": ln, "tool": tool, "arch": a}
-                for t, a, v, e, d, f, ln, tool in self.conn.execute(
-                    "SELECT target, arch, verdict, evidence, detail, file, line, tool FROM targets WHERE name=?", (key,))}
+        rows = {t: {"verdict": v, "evidence": e, "detail": d, "file": f, "line": ln, "tool": tool, "arch": a,
+                    "spelling": (sp or "").lower()}
+                for t, a, v, e, d, f, ln, tool, sp in self.conn.execute(
+                    "SELECT target, arch, verdict, evidence, detail, file, line, tool, spelling FROM targets WHERE name=?",
+                    (key,))}
         counts = dict(self.conn.execute("SELECT target, examples FROM llvm_counts WHERE name=?", (key,)))
         out: dict[str, dict] = {}
         for a in sorted(BY_KEY.values(), key=lambda a: -a.order):

@@ -1,6 +1,6 @@
 """SQLite schema of the catalog. Bump SCHEMA_VERSION on any change; readers refuse other versions."""
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 SCHEMA = """
 PRAGMA journal_mode=OFF;
@@ -38,7 +38,7 @@ CREATE TABLE llvm_counts(name TEXT NOT NULL, target TEXT NOT NULL, examples INTE
   PRIMARY KEY(name, target));
 CREATE TABLE targets(
   name TEXT NOT NULL, target TEXT NOT NULL, arch TEXT NOT NULL, verdict TEXT NOT NULL, evidence TEXT NOT NULL,
-  detail TEXT NOT NULL, file TEXT, line INTEGER, tool TEXT, PRIMARY KEY(name, target));
+  detail TEXT NOT NULL, file TEXT, line INTEGER, tool TEXT, spelling TEXT, PRIMARY KEY(name, target));
 CREATE TABLE agreement(
   arch TEXT NOT NULL, encoding TEXT NOT NULL, checked INTEGER NOT NULL, agree INTEGER NOT NULL,
   examples_checked INTEGER NOT NULL, examples_agree INTEGER NOT NULL, PRIMARY KEY(arch, encoding));

@@ -34,7 +34,8 @@ def register(app: typer.Typer) -> None:
 def build(sources: SourcesOpt = None, catalog: CatalogOpt = None,
           jobs: Annotated[int, typer.Option(help="Worker processes for reading sources.")] = 2,
           verify: Annotated[bool, typer.Option("--verify/--no-verify",
-                                               help="Check with the real tools (llvm-mc, ptxas); cached.")] = False) -> None:
+                                               help="Check with the real tools (newest llvm-mc and ptxas found; cached).")]
+          = True) -> None:
     """Build the catalog from the vendor sources (atomic: a failed build keeps the old catalog)."""
     build_with_progress(sources or paths.default_sources(), catalog or paths.default_catalog(), jobs, verify)
 

@@ -1,12 +1,19 @@
 """Web commands: `serve` (the README's main command) and `site` (static export).
 
 fastapi, uvicorn and jinja2 are imported inside the functions so other commands start fast.
+`serve` answers at once from an unverified catalog when it has to build one, verifies with the
+real tools in a background process, and then swaps the served app to the verified catalog.
 """
 
 from __future__ import annotations
 
+import json
+import sqlite3
+import subprocess
+import sys
+import threading
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -20,27 +27,81 @@ def register(app: typer.Typer) -> None:
     app.command("site")(site)
 
 
-def _ensure_catalog(catalog: Path | None, sources: Path | None) -> Path:
-    """The catalog path, building it from the sources first when it does not exist yet."""
+def _ensure_catalog(catalog: Path | None, sources: Path | None, pending: bool = False) -> Path:
+    """The catalog path, building it from the sources first when it does not exist yet (without
+    tool verification: fast; `pending` marks it as one that a verified build will replace)."""
     path = catalog or paths.default_catalog()
     if not path.is_file():
-        console.print(f"No catalog at {path}; building it from the sources first.")
-        build_with_progress(sources or paths.default_sources(), path, jobs=2)
-        console.print("Built without tool verification; `gpuisa build --verify` adds llvm-mc and ptxas verdicts (cached).")
+        console.print(f"No catalog at {path}; building it from the sources first (verification follows).")
+        build_with_progress(sources or paths.default_sources(), path, jobs=2, verify=False, pending=pending)
     return path
+
+
+def verification_state(path: Path) -> dict[str, dict]:
+    """The catalog's record of its tool verification (meta 'verification'), {} for an older catalog."""
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key='verification'").fetchone()
+    except sqlite3.Error:
+        return {}
+    return json.loads(row[0]) if row else {}
+
+
+class SwappableApp:
+    """ASGI app that forwards to the current app; `swap` replaces it in one assignment, so each
+    request is answered wholly by the old catalog or wholly by the new one."""
+
+    def __init__(self, app: Any) -> None:
+        self.current = app
+
+    def swap(self, app: Any) -> None:
+        self.current = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        await self.current(scope, receive, send)
+
+
+def _verify_in_background(path: Path, sources: Path, served: SwappableApp, cache_size: int) -> threading.Thread:
+    """Build the verified catalog in another process (the server keeps its CPU time for answers),
+    then open it and swap it in. The build replaces `path` atomically; its log goes beside it."""
+    from gpuisa.commands.render import console
+    from gpuisa.web.app import create_app
+
+    log = path.with_name(path.name + ".verify.log")
+
+    def run() -> None:
+        cmd = [sys.executable, "-m", "gpuisa", "build", "--verify", "--sources", str(sources), "--catalog", str(path)]
+        with open(log, "w") as out:
+            rc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode
+        if rc != 0:
+            console.print(f"gpuisa: background verification failed (exit {rc}); still serving the unverified "
+                          f"catalog; see {log}")
+            return
+        served.swap(create_app(path, cache_size=cache_size))
+        console.print(f"gpuisa: verification done; now serving the verified catalog ({log})")
+
+    thread = threading.Thread(target=run, name="gpuisa-verify", daemon=True)
+    thread.start()
+    return thread
 
 
 def serve(host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
           port: Annotated[int, typer.Option(help="TCP port.", min=1, max=65535)] = 8000,
           catalog: CatalogOpt = None, sources: SourcesOpt = None,
-          cache: Annotated[int, typer.Option(help="Rendered pages kept in memory.", min=0)] = 4096) -> None:
-    """Serve the web reference and JSON API (builds the catalog first when there is none)."""
-    path = _ensure_catalog(catalog, sources)
+          cache: Annotated[int, typer.Option(help="Rendered pages kept in memory.", min=0)] = 4096,
+          verify: Annotated[bool, typer.Option("--verify/--no-verify", help="Verify with llvm-mc and ptxas in the "
+                                               "background when the catalog is not yet verified.")] = True) -> None:
+    """Serve the web reference and JSON API (builds the catalog first when there is none; verifies in the background)."""
+    path = _ensure_catalog(catalog, sources, pending=verify)
     import uvicorn  # heavy: only for `serve`
 
     from gpuisa.web.app import create_app  # heavy: fastapi and jinja2
 
-    app = create_app(path, cache_size=cache)
+    app = SwappableApp(create_app(path, cache_size=cache))
+    if verify and any(t.get("state") == "pending" for t in verification_state(path).values()):
+        print("gpuisa: verifying with llvm-mc and ptxas in the background; pages say so until the verified "
+              "catalog replaces this one")
+        _verify_in_background(path, sources or paths.default_sources(), app, cache)
     import gc
 
     gc.collect()

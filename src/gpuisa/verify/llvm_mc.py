@@ -13,26 +13,26 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import sqlite3
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpuisa.archs import BY_KEY, TARGET_TO_ARCH
 from gpuisa.errors import GpuisaError
-from gpuisa.model_llvm import McExample, McNegative, McResult, TargetVerdict
+from gpuisa.model_llvm import INSTRUCTION_LEVEL, McExample, McNegative, McResult, TargetVerdict
 from gpuisa.paths import cache_dir
 from gpuisa.sources.llvm_mc import mnemonic, mnemonics, normalize_mattr
+from gpuisa.verify import discover
 
 MIN_MAJOR = 22          # older llvm-mc silently ignores unknown processors (prints a warning only)
-DEFAULT_PATHS = ("/usr/lib/llvm-22/bin/llvm-mc",)
 INSTALL_HINT = "install it with `apt-get install llvm-22` or set GPUISA_LLVM_MC to an llvm-mc >= 22"
 
 _LABEL = re.compile(r"^gpuisa_(\d+):$")
 _DIAG = re.compile(r"^<stdin>:(\d+):(\d+): (error|warning): (.*)$")
-_VERSION = re.compile(r"LLVM version (\d+)\.(\d+)\.(\d+)")
-_NOT_SUPPORTED = re.compile(r"^instruction not supported on this GPU")
+CALL_TIMEOUT = 120.0         # seconds per llvm-mc run, plus 1 s per 100 lines ($GPUISA_TOOL_TIMEOUT)
+RETRY_EXAMPLES = 6           # more examples tried where the first ones drew only operand complaints
 
 
 class LlvmMcMissing(GpuisaError):
@@ -58,53 +58,38 @@ class LlvmMc:
     def label(self) -> str:
         return f"llvm-mc {self.version}"
 
+    def knows(self, target: str) -> bool:
+        """Whether this llvm-mc lists `target` in `-mcpu=help` (True when it lists nothing: let it answer)."""
+        cpus = discover.llvm_mc_cpus(self.path)
+        return not cpus or target in cpus
+
 
 # --------------------------------------------------------------------------------------------
 # locating the tool
 
-_FOUND: dict[str, LlvmMc] = {}
-
-
-def _version_of(path: str) -> str | None:
-    try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    m = _VERSION.search(out)
-    return ".".join(m.groups()) if m else None
-
-
-def _candidates() -> list[str]:
-    found = [p for p in (shutil.which("llvm-mc-22"),) if p]
-    found += [p for p in DEFAULT_PATHS if os.access(p, os.X_OK)]
-    newer = []
-    for folder in os.environ.get("PATH", "").split(os.pathsep):
-        for name in (os.listdir(folder) if os.path.isdir(folder) else []):
-            m = re.fullmatch(r"llvm-mc-(\d+)", name)
-            if m and int(m.group(1)) > MIN_MAJOR:
-                newer.append((int(m.group(1)), os.path.join(folder, name)))
-    found += [p for _, p in sorted(newer, reverse=True)]
-    plain = shutil.which("llvm-mc")
-    return found + ([plain] if plain else [])
-
 
 def find_llvm_mc(explicit: str | None = None) -> LlvmMc:
-    """The llvm-mc to use: `explicit`, $GPUISA_LLVM_MC, llvm-mc-22 on PATH, /usr/lib/llvm-22, newer ones.
+    """The llvm-mc to use: `explicit`, else $GPUISA_LLVM_MC, else the newest of every copy found
+    (PATH, llvm-mc-N names, /usr/lib/llvm-*/bin, ROCm, Homebrew; see verify.discover).
 
-    Raises LlvmMcMissing (one line, with the install hint) when none of version >= 22 exists.
+    Raises LlvmMcMissing (one line, naming what was found and the install hint) when the chosen
+    one is older than 22: older ones silently ignore processors they do not know.
     """
-    chosen = explicit or os.environ.get("GPUISA_LLVM_MC")
-    candidates = [chosen] if chosen else _candidates()
-    for path in candidates:
-        if path in _FOUND:
-            return _FOUND[path]
-        version = _version_of(path)
-        if version and int(version.split(".")[0]) >= MIN_MAJOR:
-            _FOUND[path] = tool = LlvmMc(path, version)
-            return tool
-    if chosen:
-        raise LlvmMcMissing(f"llvm-mc at {chosen!r} is not runnable or older than {MIN_MAJOR}; {INSTALL_HINT}")
-    raise LlvmMcMissing(f"llvm-mc {MIN_MAJOR} or newer not found; {INSTALL_HINT}")
+    if explicit:
+        version, problem = discover.version_of("llvm-mc", explicit) if os.path.isfile(explicit) else ((), "no such file")
+        chosen = discover.Candidate("llvm-mc", explicit, "argument", version, problem)
+        found = discover.Survey("llvm-mc", chosen if chosen.usable else None, (chosen,))
+    else:
+        found = discover.survey("llvm-mc")
+    tool = found.chosen
+    if tool is None:
+        where = "; ".join(f"{c.path}: {c.problem}" for c in found.candidates)
+        raise LlvmMcMissing(f"no usable llvm-mc {MIN_MAJOR} or newer" + (f" ({where})" if where else " found")
+                            + f"; {INSTALL_HINT}")
+    if tool.version[0] < MIN_MAJOR:
+        raise LlvmMcMissing(f"llvm-mc {tool.version_text} at {tool.path} is the newest found, older than {MIN_MAJOR}"
+                            f" (older ones ignore processors they do not know); {INSTALL_HINT}")
+    return LlvmMc(tool.path, tool.version_text)
 
 
 def available() -> bool:
@@ -258,17 +243,25 @@ def _parse_errors(stderr: str, n: int) -> tuple[dict[int, str], list[str]]:
     return errors, other
 
 
+def _timeout(lines: int) -> float:
+    return float(os.environ.get("GPUISA_TOOL_TIMEOUT", "") or CALL_TIMEOUT) + lines / 100
+
+
 def _run(tool: LlvmMc, target: str, mattr: str, lines: Sequence[str]) -> list[McResult]:
-    """One llvm-mc process over `lines`; a crash re-runs what follows the line it died on."""
+    """One llvm-mc process over `lines`; a crash re-runs what follows the line it died on.
+
+    Raises LlvmMcFailed when the tool hangs (per-call timeout) or answers with nothing that can
+    be tied to the input (garbage): the caller's verdict is then "tool failed", never a support fact."""
     results: dict[int, McResult] = {}
     start = 0
     while start < len(lines):
         chunk = lines[start:]
         try:
-            proc = subprocess.run(mc_command(tool, target, mattr), input=batch_input(chunk),
-                                  capture_output=True, text=True, timeout=120 + len(chunk) // 100)
+            proc = subprocess.run(mc_command(tool, target, mattr), input=batch_input(chunk), errors="replace",
+                                  capture_output=True, text=True, timeout=_timeout(len(chunk)))
         except subprocess.TimeoutExpired as exc:
-            raise LlvmMcFailed(f"{tool.label} timed out on {len(chunk)} lines for {target}") from exc
+            raise LlvmMcFailed(f"{tool.label} timed out after {_timeout(len(chunk)):g} s on {len(chunk)} lines"
+                               f" for {target}") from exc
         except OSError as exc:
             raise LlvmMcMissing(f"cannot run {tool.path}: {exc.strerror}; {INSTALL_HINT}") from exc
         outputs = _parse_output(proc.stdout, len(chunk))
@@ -277,6 +270,10 @@ def _run(tool: LlvmMc, target: str, mattr: str, lines: Sequence[str]) -> list[Mc
         if unknown:
             raise LlvmMcFailed(f"{tool.label}: {unknown[0]}")
         crashed = proc.returncode not in (0, 1)
+        if not crashed and not outputs and not errors:
+            said = next((x.strip() for x in (proc.stdout + proc.stderr).splitlines() if x.strip()), "nothing")
+            raise LlvmMcFailed(f"{tool.label} answered {len(chunk)} lines for {target} with no result tied to"
+                               f" them (exit {proc.returncode}: {said[:80]})")
         last = max([*outputs, *errors], default=-1)
         for i in range(len(chunk)):
             if i in errors:
@@ -380,58 +377,159 @@ def evidenced_targets(name: str, examples: Iterable[McExample],
     return found
 
 
+CANDIDATES = 64     # the simplest examples of a spelling among which each target's are chosen
+
+Prepared = list[tuple[McExample, frozenset[str], frozenset[str], frozenset[str]]]
+
+
+def prepare(examples: Sequence[McExample]) -> Prepared:
+    """The CANDIDATES simplest distinct one-line examples, each with its targets, archs and families
+    (computed once per spelling, not once per target)."""
+    ranked = sorted((e for e in examples if "\n" not in e.asm),
+                    key=lambda e: (e.direction != "asm", *simplicity(e.asm), e.file, e.line or 0))
+    out: Prepared = []
+    seen: set[str] = set()
+    for ex in ranked:
+        if ex.asm in seen:
+            continue
+        seen.add(ex.asm)
+        archs = frozenset(a for a in (TARGET_TO_ARCH.get(t) for t in ex.targets) if a)
+        out.append((ex, frozenset(ex.targets), archs, frozenset(BY_KEY[a].family for a in archs)))
+        if len(out) >= CANDIDATES:
+            break
+    return out
+
+
+def variant(asm: str) -> bool:
+    """A DPP, SDWA or forced-encoding line (`v_add_f32_e64_dpp`): not the plain form a page leads with."""
+    word = asm.split(None, 1)[0] if asm.strip() else ""
+    return mnemonic(word).lower() != word.lower() or "dpp" in asm or "sdwa" in asm
+
+
+def pick_for_target(examples: Sequence[McExample] | Prepared, target: str, n: int,
+                    skip: Iterable[str] = ()) -> list[McExample]:
+    """The `n` simplest examples to try on `target`: from that target first, then its architecture,
+    then its family, then any (a gfx90a line is likelier to suit gfx908 than an RDNA4 one)."""
+    prepared = examples if examples and isinstance(examples[0], tuple) else prepare(examples)  # type: ignore[arg-type]
+    arch = TARGET_TO_ARCH.get(target)
+    family = BY_KEY[arch].family if arch else None
+    done = set(skip)
+    buckets: list[list[McExample]] = [[], [], [], []]
+    for ex, targets, archs, families in prepared:         # already simplest first
+        if ex.asm in done:
+            continue
+        rank = 0 if target in targets else 1 if arch in archs else 2 if family in families else 3
+        if len(buckets[rank]) < n:
+            buckets[rank].append(ex)
+    return [ex for b in buckets for ex in b][:n]
+
+
 def verify_support(by_name: Mapping[str, Sequence[McExample]], targets: Iterable[str], *,
                    negatives: Mapping[str, Sequence[McNegative]] | None = None, per_name: int = 3,
                    tool: LlvmMc | None = None, cache: McCache | bool | None = True,
-                   skip_evidenced: bool = True) -> list[TargetVerdict]:
-    """Verdict per (instruction, target) by assembling representative examples with llvm-mc.
+                   skip_evidenced: bool = True, retry: int = RETRY_EXAMPLES) -> list[TargetVerdict]:
+    """Verdict per (spelling, target) by assembling representative examples with llvm-mc.
 
-    by_name: manual-style name -> its examples on any target (see llvm_mc.examples_by_mnemonic).
-    Targets the tests already cover for a name are skipped unless skip_evidenced is False. One
-    llvm-mc run per target covers every name. "supported": a representative assembled to the
-    same instruction; "not supported": llvm-mc said "instruction not supported on this GPU";
-    otherwise "inconclusive" (operands the target lacks, unknown target, ...) with the message.
+    by_name: manual-style spelling -> its examples on any target (see llvm_mc.examples_by_mnemonic);
+    every spelling is tried, so the catalog can call an instruction supported where any of its
+    spellings assembles. Targets the tests already cover for a spelling are skipped unless
+    skip_evidenced is False. One llvm-mc run per target covers every spelling. Verdicts:
+    "supported" (assembled to the same mnemonic); "not supported" only from an instruction-level
+    message ("instruction not supported on this GPU"); "beyond" when this llvm-mc does not know
+    the target or the mnemonic at all ("invalid instruction": older than the tests); "tool failed"
+    when it hung, crashed or answered garbage; otherwise, after `retry` more examples closest to
+    the target, "inconclusive" with the operand complaint (never "not supported").
     """
     tool = tool or find_llvm_mc()
     targets = list(dict.fromkeys(targets))
-    reps = {name: pick_representatives(exs, per_name) for name, exs in by_name.items()}
-    todo: dict[str, list[tuple[str, McExample]]] = {t: [] for t in targets}
-    for name, chosen in reps.items():
-        covered = evidenced_targets(name, by_name[name], (negatives or {}).get(name, ())) if skip_evidenced else set()
-        for target in targets:
-            if target not in covered:
-                todo[target] += [(name, ex) for ex in chosen]
     verdicts: list[TargetVerdict] = []
+    todo: dict[str, list[tuple[str, McExample]]] = {t: [] for t in targets}
+    prepared = {name: prepare(exs) for name, exs in by_name.items()}
+    for name, exs in by_name.items():
+        covered = evidenced_targets(name, exs, (negatives or {}).get(name, ())) if skip_evidenced else set()
+        plain = next((ex for ex, *_ in prepared[name] if not variant(ex.asm)), None)
+        for target in targets:
+            if target in covered:
+                # tested, but only as DPP/SDWA/forced lines: a plain line llvm-mc assembles there can lead the page
+                own = [ex for ex, tgts, *_ in prepared[name] if target in tgts]
+                if plain is not None and own and all(variant(ex.asm) for ex in own) and tool.knows(target):
+                    todo[target].append((name, plain))
+                continue
+            if not tool.knows(target):
+                verdicts.append(TargetVerdict(name, target, "beyond", "", tool=tool.label,
+                                              message=f"beyond {tool.label} (it knows no {target})"))
+                continue
+            todo[target] += [(name, ex) for ex in pick_for_target(prepared[name], target, per_name)]
+    open_: dict[tuple[str, str], list[tuple[McExample, McResult]]] = {}
     for target, pairs in todo.items():
-        if pairs:
-            verdicts += _verdicts_for(target, pairs, tool, cache)
+        for name, tried in _try(target, pairs, tool, cache).items():
+            verdict = _decide(name, target, tried, tool)
+            if verdict is None:
+                open_[(name, target)] = tried
+            else:
+                verdicts.append(verdict)
+    again: dict[str, list[tuple[str, McExample]]] = {}
+    for (name, target), tried in open_.items():
+        more = pick_for_target(prepared[name], target, retry, skip=(ex.asm for ex, _ in tried))
+        again.setdefault(target, []).extend((name, ex) for ex in more)
+    retried = {target: _try(target, pairs, tool, cache) for target, pairs in again.items() if pairs}
+    for (name, target), tried in open_.items():
+        tried = tried + retried.get(target, {}).get(name, [])
+        verdicts.append(_decide(name, target, tried, tool) or _operand_note(name, target, tried))
     return verdicts
 
 
-def _verdicts_for(target: str, pairs: list[tuple[str, McExample]], tool: LlvmMc,
-                  cache: McCache | bool | None) -> list[TargetVerdict]:
+def _try(target: str, pairs: list[tuple[str, McExample]], tool: LlvmMc,
+         cache: McCache | bool | None) -> dict[str, list[tuple[McExample, McResult]]]:
+    """Assemble every (spelling, example) on `target` in one llvm-mc run; results per spelling."""
+    if not pairs:
+        return {}
     try:
         results = assemble([ex.asm for _, ex in pairs], target, tool=tool, cache=cache)
     except LlvmMcFailed as exc:
-        names = dict.fromkeys(name for name, _ in pairs)
-        return [TargetVerdict(name, target, "inconclusive", "", message=str(exc), tool=tool.label)
-                for name in names]
+        results = [McResult(ex.asm, target, "", False, message=f"tool failed: {exc}", tool=tool.label)
+                   for _, ex in pairs]
     grouped: dict[str, list[tuple[McExample, McResult]]] = {}
     for (name, ex), res in zip(pairs, results, strict=True):
         grouped.setdefault(name, []).append((ex, res))
-    return [_decide(name, target, tried) for name, tried in grouped.items()]
+    return grouped
 
 
-def _decide(name: str, target: str, tried: list[tuple[McExample, McResult]]) -> TargetVerdict:
+def instruction_level(message: str) -> bool:
+    """llvm-mc's messages about the mnemonic itself, not its operands (see model_llvm.INSTRUCTION_LEVEL)."""
+    return bool(INSTRUCTION_LEVEL.match(message))
+
+
+def _decide(name: str, target: str, tried: list[tuple[McExample, McResult]], tool: LlvmMc) -> TargetVerdict | None:
+    """The verdict these tries settle, or None when they drew only operand complaints (try more)."""
     for ex, res in tried:
         if res.ok and name in mnemonics(res.asm):
             return TargetVerdict(name, target, "supported", ex.asm, res.asm, res.bytes,
-                                 example=ex.provenance, tool=res.tool)
+                                 example=ex.provenance, tool=res.tool, mattr=res.mattr)
     for ex, res in tried:
-        if not res.ok and _NOT_SUPPORTED.match(res.message):
+        if not res.ok and res.message.startswith("instruction not supported"):
             return TargetVerdict(name, target, "not supported", ex.asm, message=res.message,
                                  example=ex.provenance, tool=res.tool)
-    ex, res = tried[0]
-    message = res.message or f"assembles as {res.asm.split(' ', 1)[0]}"
-    return TargetVerdict(name, target, "inconclusive", ex.asm, res.asm, res.bytes, message,
+    for ex, res in tried:
+        if not res.ok and res.message.startswith("invalid instruction"):
+            # the mnemonic is in LLVM's own tests, but this llvm-mc knows it on no target: too old to judge
+            return TargetVerdict(name, target, "beyond", ex.asm, message=f"beyond {tool.label} ({res.message})",
+                                 example=ex.provenance, tool=res.tool)
+    for ex, res in tried:
+        if res.ok:                        # assembles, printed under another name (an alias or rename)
+            return TargetVerdict(name, target, "inconclusive", ex.asm, res.asm, res.bytes,
+                                 f"assembles as {res.asm.split(' ', 1)[0]}", example=ex.provenance, tool=res.tool,
+                                 mattr=res.mattr)
+    if tried and all(res.message.startswith("tool failed") or "crashed" in res.message for _, res in tried):
+        ex, res = tried[0]
+        return TargetVerdict(name, target, "tool failed", ex.asm, message=res.message.removeprefix("tool failed: "),
+                             example=ex.provenance, tool=tool.label)
+    return None
+
+
+def _operand_note(name: str, target: str, tried: list[tuple[McExample, McResult]]) -> TargetVerdict:
+    """No example assembled and none was refused as an instruction: only operand complaints."""
+    ex, res = next(((e, r) for e, r in tried if r.message and not r.message.startswith("tool failed")), tried[0])
+    return TargetVerdict(name, target, "inconclusive", ex.asm,
+                         message=f"operands: {res.message} ({len(tried)} examples tried, none refused as an instruction)",
                          example=ex.provenance, tool=res.tool)

@@ -144,6 +144,25 @@ def _parse_one(part: str, neg_names: set[str]) -> Op:
     return Op("raw", part)
 
 
+# Opaque handles the test module declares (verify.ptxas._MODULE): texture and surface instructions
+# take a named reference as their first address element, the simplest valid operand (txq.width on
+# `[tex0]` assembles from PTX ISA 1.5 on sm_10; an indirect handle needs .version 3.1 and sm_20)
+HANDLE_FOR = {"tex": "tex", "tld4": "tex", "txq": "tex", "suld": "surf", "sust": "surf", "sured": "surf", "suq": "surf"}
+HANDLE_NAME = {"tex": "tex0", "surf": "surf0"}
+# coordinate vector length per geometry (PTX ISA 9.4, 9.7.12.3 tex: "3d ... {x, y, z, _}", arrays add an index)
+GEOMETRY_COORDS = {"1d": 1, "2d": 2, "3d": 4, "a1d": 2, "a2d": 4, "cube": 4, "acube": 4, "2dms": 4, "a2dms": 4}
+
+# Instructions whose operands take the form's types by position, not by the generic rule
+# (index into the form's types per operand). 9.7.7.4 slct: "slct.dtype.s32 d, a, b, c": d, a, b
+# are .dtype and the selector c is the second type (.s32 or .f32).
+OPERAND_TYPE_POSITIONS = {"slct": (0, 0, 0, 1)}
+
+# Operands the syntax names abstractly, rendered as the simplest thing ptxas accepts; the test
+# module declares `.func gpuisa_f()` (9.7.14.5 call: "call{.uni} func;" with no parameters) and a
+# branch target is a label right after the branch in the same block (9.7.14.3 bra: "bra{.uni} tgt;").
+FIXED_OPERANDS = {"call": "gpuisa_f", "bra": "@label"}
+
+
 @dataclass(frozen=True, slots=True)
 class Choice:
     """How one operand is rendered: a register class, an immediate, a vector, or an address form."""
@@ -168,8 +187,16 @@ def wanted(op: Op, modifiers: tuple[str, ...]) -> bool:
     return any(name.startswith(n) and m in mods for n, m in _OPTIONAL_FOR)
 
 
-def first_choices(ops: list[Op], types: tuple[str, ...], modifiers: tuple[str, ...]) -> list[Choice]:
-    """The most likely rendering of each operand, from the form's types and the operand names."""
+def first_choices(ops: list[Op], types: tuple[str, ...], modifiers: tuple[str, ...], name: str = "") -> list[Choice]:
+    """The most likely rendering of each operand, from the form's types and the operand names
+    (`name`, the instruction, selects the tables above)."""
+    positions = OPERAND_TYPE_POSITIONS.get(name)
+    if positions and len(ops) == len(positions) and len(types) > max(positions):
+        return [_initial(op, type_class(types[i])) for op, i in zip(ops, positions, strict=True)]
+    handle = HANDLE_FOR.get(name)
+    if handle:
+        return [Choice("mem", mem=handle, length=len(op.elems)) if op.kind == "mem" else ch
+                for op, ch in zip(ops, first_choices(ops, types, modifiers), strict=True)]
     names = [o for o in ops if o.kind in ("name", "vec", "pair") and not o.optional]
     classes = [type_class(t) for t in types] or ["b32"]
     per_position = len(classes) >= 2 and len(names) == len(classes)
@@ -255,7 +282,7 @@ def alternatives(op: Op, choice: Choice, lengths: tuple[int, ...] = ()) -> list[
             if n != choice.length:
                 alts.append(Choice("vec", cls=choice.cls, length=n))
     elif op.kind == "mem":
-        for mem in ("reg32", "smem", "gmem", "reg64"):
+        for mem in ("reg32", "smem", "gmem", "reg64", "tex", "surf"):
             if mem != choice.mem:
                 alts.append(Choice("mem", mem=mem, length=choice.length))
     elif op.kind == "pair":
@@ -337,7 +364,7 @@ def render(mnemonic: str, ops: list[Op], choices: list[Choice], guard: str = "")
                     elems.append(r)
             parts.append("{" + ", ".join(elems) + "}")
         elif ch.kind == "mem":
-            parts.append(_render_mem(op, ch, reg, regs, _dims(mnemonic)))
+            parts.append(_render_mem(op, ch, reg, regs, _dims(mnemonic), _coords(mnemonic)))
         used.append(regs)
     text = f"{guard}{mnemonic}" + (" " + ", ".join(parts) if parts else "") + ";"
     return Rendered(text, counts, used)
@@ -347,16 +374,30 @@ def _dsel(suffix: str) -> str:
     return "b0" if suffix.lower() in ("dsel", "b0") else suffix
 
 
+def _coords(mnemonic: str) -> int:
+    """Coordinate count of a texture or surface geometry (`.a2d` -> 4), 0 when it names none."""
+    m = re.search(r"\.(a?1d|a?2d(?:ms)?|3d|a?cube)\b", mnemonic)
+    return GEOMETRY_COORDS.get(m.group(1), 0) if m else 0
+
+
 def _dims(mnemonic: str) -> int:
     """Tensor rank of a `.1d` .. `.5d` form (coordinates vectors have that many elements)."""
     m = re.search(r"\.([1-5])d\b", mnemonic)
     return int(m.group(1)) if m else 1
 
 
-def _render_mem(op: Op, ch: Choice, reg: Callable[[str], str], regs: list[tuple[str, str]], dims: int = 1) -> str:
+def _render_mem(op: Op, ch: Choice, reg: Callable[[str], str], regs: list[tuple[str, str]], dims: int = 1,
+                coords: int = 0) -> str:
     elems = op.elems or [Op("name", "a")]
     first = elems[0]
     out: list[str] = []
+    if ch.mem in HANDLE_NAME:                # [tex0] or [tex0, {x, y}]: a named handle and the coordinates
+        out.append(HANDLE_NAME[ch.mem])
+        if len(elems) > 1:
+            vr = [reg("b32") for _ in range(coords or 1)]
+            regs.extend((r, "b32") for r in vr)
+            out.append("{" + ", ".join(vr) + "}")
+        return "[" + ", ".join(out) + "]"
     if ch.mem == "smem":
         out.append("smem")
     elif ch.mem == "gmem":
@@ -397,6 +438,19 @@ def declarations(regs: dict[str, int]) -> str:
     return " ".join(f".reg .{cls} {_PREFIX[cls]}<{n}>;" for cls, n in sorted(regs.items()) if n)
 
 
+def fixed_operands(name: str) -> list[Op] | None:
+    """The operands FIXED_OPERANDS gives an instruction (one literal), None for the others."""
+    return [Op("lit", FIXED_OPERANDS[name])] if name in FIXED_OPERANDS else None
+
+
+def statement(r: Rendered) -> str:
+    """The instruction text; a branch to `@label` gets a label of its own right after it."""
+    if "@label" not in r.text:
+        return r.text
+    label = "L_" + re.sub(r"\W", "_", r.text.split()[0])
+    return r.text.replace("@label", label) + f" {label}:"
+
+
 def block(r: Rendered) -> str:
     """One self-contained test line: `{ .reg ...; instruction }` on a single physical line."""
-    return "{ " + declarations(r.regs) + " " + r.text + " }"
+    return "{ " + declarations(r.regs) + " " + statement(r) + " }"

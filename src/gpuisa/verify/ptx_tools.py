@@ -12,7 +12,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 import threading
@@ -20,62 +19,53 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpuisa.paths import cache_dir
+from gpuisa.verify import discover
 
 _LOG = re.compile(r"^ptxas[^,]*, line (\d+); (error|warning|fatal)\s*:\s*(.*)$")
 
 
-def _site_bins() -> list[Path]:
-    try:
-        import nvidia  # type: ignore[import-not-found]
-    except ImportError:
-        return []
-    out: list[Path] = []
-    for base in getattr(nvidia, "__path__", []):
-        for sub in ("cu13/bin", "cuda_nvcc/bin", "cuda_cuobjdump/bin", "cu12/bin"):
-            p = Path(base) / sub
-            if p.is_dir():
-                out.append(p)
-    return out
-
-
-def _find(tool: str, env: str) -> Path | None:
-    override = os.environ.get(env)
-    if override:
-        p = Path(override)
-        return p if p.is_file() else None
-    for d in _site_bins():
-        if (d / tool).is_file():
-            return d / tool
-    found = shutil.which(tool)
-    return Path(found) if found else None
-
-
 @dataclass(frozen=True, slots=True)
 class Tools:
-    """The external tools found, with ptxas's version ("13.5.37"); missing ones are None."""
+    """The external tools chosen (newest of each), with what ptxas says it can do; missing ones are None."""
 
     ptxas: Path | None
     cuobjdump: Path | None
-    version: str
+    version: str                         # "13.5.37"
+    max_ptx: str = ""                    # "9.5": the highest .version this ptxas accepts (its own answer)
+    archs: tuple[str, ...] = ()          # -arch values it lists ("sm_75", ..., "compute_121f"); () unknown
+    notes: tuple[str, ...] = ()          # what discovery found (versions, other copies, unusable ones)
 
     @property
     def label(self) -> str:
         return f"ptxas {self.version}" if self.ptxas else ""
 
+    @property
+    def release(self) -> str:
+        """"13.0" of "13.0.88": how users name a CUDA release."""
+        return ".".join(self.version.split(".")[:2])
+
+    def knows_arch(self, arch: str) -> bool:
+        """Whether -arch `arch` is one this ptxas lists (True when it lists none: let it answer)."""
+        return not self.archs or arch in self.archs
+
+
+WHEELS_HINT = "pip install nvidia-cuda-nvcc==13.5.37 nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37"
+
 
 def find_tools() -> Tools:
-    """Locate ptxas and cuobjdump ($GPUISA_PTXAS / $GPUISA_CUOBJDUMP, pip wheels, PATH)."""
-    ptxas = _find("ptxas", "GPUISA_PTXAS")
-    cuobjdump = _find("cuobjdump", "GPUISA_CUOBJDUMP")
-    version = ""
-    if ptxas:
-        try:
-            out = subprocess.run([str(ptxas), "--version"], capture_output=True, text=True, timeout=30).stdout
-        except (OSError, subprocess.SubprocessError):
-            return Tools(None, cuobjdump, "")
-        m = re.search(r"V(\d+\.\d+\.\d+)", out)
-        version = m.group(1) if m else out.strip().splitlines()[-1] if out.strip() else "unknown"
-    return Tools(ptxas, cuobjdump, version)
+    """The newest ptxas and cuobjdump ($GPUISA_PTXAS / $GPUISA_CUOBJDUMP override; pip wheels, PATH,
+    $CUDA_HOME, /usr/local/cuda*), with ptxas's highest PTX ISA version and targets from its answers."""
+    ptxas = discover.survey("ptxas")
+    cuobjdump = discover.survey("cuobjdump")
+    notes = [discover.describe(ptxas), discover.describe(cuobjdump)]
+    if ptxas.chosen is None:
+        return Tools(None, Path(cuobjdump.chosen.path) if cuobjdump.chosen else None, "", notes=tuple(notes))
+    path = ptxas.chosen.path
+    max_ptx = discover.ptxas_max_ptx(path) or ""
+    if not any(c.origin == "pip wheel" for c in ptxas.candidates):
+        notes.append(f"no ptxas from the nvidia pip wheels ({WHEELS_HINT})")
+    return Tools(Path(path), Path(cuobjdump.chosen.path) if cuobjdump.chosen else None, ptxas.chosen.version_text,
+                 max_ptx, discover.ptxas_archs(path), tuple(notes))
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,13 +77,16 @@ class Run:
     header_errors: list[str]         # errors on lines outside any test line, and fatal ones
     sass: str = ""
     fatal_lines: tuple[int, ...] = ()  # lines where ptxas gave up parsing (nothing after is checked)
+    failed: str = ""                 # the tool itself failed: "timed out after 120 s", "crashed (signal 11)"
 
 
 class Runner:
     """Runs ptxas (and cuobjdump on its output) with a disk cache; thread-safe call counters."""
 
-    def __init__(self, tools: Tools, cache: Path | None = None, use_cache: bool = True) -> None:
+    def __init__(self, tools: Tools, cache: Path | None = None, use_cache: bool = True,
+                 timeout: float | None = None) -> None:
         self.tools = tools
+        self.timeout = timeout or float(os.environ.get("GPUISA_TOOL_TIMEOUT", "") or CALL_TIMEOUT)
         self.cache = (cache or cache_dir()) / "ptxas" / (tools.version or "none")
         self.use_cache = use_cache
         self.ptxas_calls = 0
@@ -117,7 +110,7 @@ class Runner:
             except (OSError, ValueError, KeyError):
                 pass
         data = self._run(text, arch, sass)
-        if self.use_cache:
+        if self.use_cache and not data.get("failed"):       # a hang or crash may not happen again
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
             tmp.write_text(json.dumps(data))
@@ -132,19 +125,22 @@ class Runner:
             out = Path(tmp) / "t.cubin"
             cmd = [str(self.tools.ptxas), "-arch", arch, str(src), "-o", str(out) if sass else os.devnull]
             try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=self.timeout, errors="replace")
             except subprocess.TimeoutExpired:
-                return {"rc": -1, "log": "ptxas fatal   : timed out", "sass": ""}
+                return {"rc": -1, "log": "", "sass": "", "failed": f"{self.tools.label} timed out after {self.timeout:g} s"}
             with self._lock:
                 self.ptxas_calls += 1
             log = proc.stderr + proc.stdout
+            failed = _failure_of(proc.returncode, log, self.tools.label)
+            if failed:
+                return {"rc": proc.returncode, "log": log, "sass": "", "failed": failed}
             listing = ""
             if sass and proc.returncode == 0 and self.tools.cuobjdump and out.is_file():
                 env = dict(os.environ)
                 env["PATH"] = f"{self.tools.cuobjdump.parent}{os.pathsep}{env.get('PATH', '')}"
                 try:
                     dump = subprocess.run([str(self.tools.cuobjdump), "-sass", str(out)], capture_output=True,
-                                          text=True, timeout=600, env=env)
+                                          text=True, timeout=self.timeout, env=env, errors="replace")
                     listing = dump.stdout if dump.returncode == 0 else ""
                     if dump.returncode != 0:
                         log += "\ncuobjdump: " + dump.stderr.strip()
@@ -153,6 +149,20 @@ class Runner:
                 with self._lock:
                     self.cuobjdump_calls += 1
             return {"rc": proc.returncode, "log": log, "sass": listing}
+
+
+CALL_TIMEOUT = 120.0        # seconds per ptxas run ($GPUISA_TOOL_TIMEOUT); a hang becomes "tool failed"
+
+
+def _failure_of(rc: int, log: str, label: str) -> str:
+    """Why a ptxas run says nothing about its input: killed by a signal, or an error exit with no
+    diagnostic it would print ("ptxas t.ptx, line N; error : ..." or "ptxas fatal : ...")."""
+    if rc < 0:
+        return f"{label} crashed (signal {-rc})"
+    if rc != 0 and not any(_LOG.match(x.strip()) or x.startswith("ptxas") for x in log.splitlines()):
+        first = next((x.strip() for x in log.splitlines() if x.strip()), "no output")
+        return f"{label} exited {rc} without a diagnostic ({first[:80]})"
+    return ""
 
 
 def _decode(data: dict) -> Run:
@@ -169,4 +179,5 @@ def _decode(data: dict) -> Run:
             messages.setdefault(int(m.group(1)), []).append(m.group(3).strip())
         elif ("fatal" in raw and "aborted due to errors" not in raw) or raw.startswith("cuobjdump"):
             header.append(raw.strip())
-    return Run(int(data.get("rc", -1)), messages, header, str(data.get("sass", "")), tuple(fatal))
+    return Run(int(data.get("rc", -1)), messages, header, str(data.get("sass", "")), tuple(fatal),
+               str(data.get("failed", "")))

@@ -49,7 +49,7 @@ GENERIC = tuple(f"sm_{n}" for n in (10, 11, 12, 13, 20, 21, 30, 32, 35, 37, 50, 
 SPECIAL = ("sm_90a", "sm_100a", "sm_100f", "sm_103a", "sm_103f", "sm_107a", "sm_107f", "sm_110a",
            "sm_110f", "sm_120a", "sm_120f", "sm_121a", "sm_121f")
 SASS_TARGETS = ("sm_80", "sm_90", "sm_100", "sm_120")
-MAX_VERSION = VERSIONS[-1]
+MAX_VERSION = VERSIONS[-1]      # the newest PTX ISA this table knows; a tool's own maximum bounds each run
 SOLVE_TARGET = "sm_100a"
 ALT_SOLVE_TARGETS = ("sm_90a", "sm_120a", "sm_107a", "sm_103a", "sm_110a", "sm_121a")
 LINES_PER_FILE = 2500
@@ -130,10 +130,11 @@ def _operand_text(form: PtxForm, instr: PtxInstruction) -> str:
 
 
 def _make_case(instr: PtxInstruction, form: PtxForm, documented: bool = True) -> _Case:
-    ops = po.parse_operands(_operand_text(form, instr))
+    fixed = po.fixed_operands(form.name)
+    ops = fixed or po.parse_operands(_operand_text(form, instr))
     case = _Case((instr.section, form.form), form, instr, ops,
-                 po.first_choices(ops, form.types, form.modifiers), documented)
-    case.variants = [(ops, case.choices), *_example_variants(instr, form)]
+                 po.first_choices(ops, form.types, form.modifiers, form.name), documented)
+    case.variants = [(ops, case.choices), *([] if fixed else _example_variants(instr, form))]
     return case
 
 
@@ -159,7 +160,7 @@ def _example_variants(instr: PtxInstruction, form: PtxForm) -> list[tuple[list[p
         if re.search(r"[\w%]\s+[\w%{\[]", re.sub(r"\s*[+-]\s*", "+", operands)):
             continue                            # a manual typo (`ishrdany sptr`): no usable shape
         ops = po.example_ops(operands, decls)
-        out.append((ops, po.first_choices(ops, form.types, form.modifiers)))
+        out.append((ops, po.first_choices(ops, form.types, form.modifiers, form.name)))
         if len(out) == 2:
             break
     return out
@@ -168,32 +169,60 @@ def _example_variants(instr: PtxInstruction, form: PtxForm) -> list[tuple[list[p
 # ---------------------------------------------------------------- files
 
 _MODULE = [".global .align 16 .b8 gmem[4096];", ".global .texref tex0;", ".global .surfref surf0;",
+           ".func gpuisa_f() { ret; }",
            ".const .align 16 .b8 cmem[256];"]
 
 
-def _header(version: str) -> list[str]:
+def _header(version: str, handles: bool = False) -> list[str]:
     """Module-scope lines valid at `version` (.address_size from 2.3, opaque types from 1.5), so a
-    file at an old version fails only for its test lines."""
+    file at an old version fails only for its test lines. `handles`: declare the texture and
+    surface references even before 1.5 (a parse-only check then still reads each line's own
+    requirements, "Feature 'txq' requires PTX ISA .version 1.5", instead of "Unknown symbol")."""
     v = _vkey(version)
     head = [".address_size 64"] if v >= (2, 3) else []
-    head += [m for m in _MODULE if v >= (1, 5) or "ref " not in m]
+    head += [m for m in _MODULE if v >= (1, 5) or handles or "ref " not in m]
     return head
 
 
-def _test_file(lines: list[str], version: str, target: str) -> tuple[str, int]:
-    head = [f".version {version}", f".target {target}", *_header(version),
+def _test_file(lines: list[str], version: str, target: str, handles: bool = False) -> tuple[str, int]:
+    head = [f".version {version}", f".target {target}", *_header(version, handles),
             ".visible .entry k()", "{", ".shared .align 16 .b8 smem[4096];"]
     return "\n".join(head + lines + ["ret;", "}", ""]), len(head)
 
 
+def tool_versions(tools: Tools) -> tuple[str, ...]:
+    """PTX ISA versions this ptxas can judge: the known ones up to its own maximum (its answer to
+    `.version 99.9`), plus that maximum when it is newer than this table."""
+    top = tools.max_ptx or MAX_VERSION
+    out = [v for v in VERSIONS if _vkey(v) <= _vkey(top)]
+    return tuple(out if top in out else [*out, top])
+
+
+def tool_targets(tools: Tools) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(generic, arch/family-specific) .target values this ptxas can compile: the known ones whose
+    -arch it lists in --help, plus any newer sm_N it lists that this table lacks."""
+    listed = {a for a in tools.archs if a.startswith("sm_")}
+
+    def ok(t: str) -> bool:
+        return tools.knows_arch(_arch(t, False)) and tools.knows_arch(_arch(t, True))
+
+    generic = {t for t in GENERIC if ok(t)} | {t for t in listed if t[-1].isdigit()}
+    special = {t for t in SPECIAL if ok(t)} | {t for t in listed if t[-1] in "af"}
+    return tuple(sorted(generic, key=_tnum)), tuple(sorted(special, key=lambda t: (_tnum(t), t)))
+
+
 class _Engine:
-    """Runs batches of test lines through ptxas, concurrently and with the runner's cache."""
+    """Runs batches of test lines through ptxas, concurrently and with the runner's cache, within
+    what this ptxas knows (its highest PTX ISA version and its targets)."""
 
     def __init__(self, runner: Runner, workers: int, progress: Progress | None) -> None:
         self.runner = runner
         self.workers = max(1, workers)
         self.progress = progress
         self._target_versions: dict[str, str] = {}
+        self.versions = tool_versions(runner.tools)
+        self.max_version = self.versions[-1]
+        self.generic, self.special = tool_targets(runner.tools)
 
     def _map(self, jobs: list[tuple[str, str, bool]], stage: str) -> list[Run]:
         done = 0
@@ -223,12 +252,20 @@ class _Engine:
         todo = list(range(len(lines)))
         while todo:
             chunks = [todo[i:i + LINES_PER_FILE] for i in range(0, len(todo), LINES_PER_FILE)]
-            jobs = [(_test_file([lines[k] for k in chunk], version, target)[0], _arch(target, parse_only), False)
-                    for chunk in chunks]
+            jobs = [(_test_file([lines[k] for k in chunk], version, target, True)[0], _arch(target, parse_only),
+                     False) for chunk in chunks]
             runs = self._map(jobs, stage)
-            _, offset = _test_file([], version, target)
+            _, offset = _test_file([], version, target, True)
             again: list[int] = []
+            split: list[list[int]] = []
             for chunk, run in zip(chunks, runs, strict=True):
+                if run.failed and "crashed" in run.failed and len(chunk) > 1:
+                    split += [chunk[:len(chunk) // 2], chunk[len(chunk) // 2:]]   # find the line it dies on
+                    continue
+                if run.failed:
+                    for k in chunk:
+                        per_line[k] = [f"tool failed: {run.failed}"]
+                    continue
                 fatal_at = min((ln for ln in run.fatal_lines if offset < ln <= offset + len(chunk)), default=None)
                 stopped = [h for ln in run.fatal_lines if not offset < ln <= offset + len(chunk)
                            for h in run.messages.get(ln, [])]
@@ -246,6 +283,19 @@ class _Engine:
                 header.extend(run.header_errors)
                 if run.rc != 0 and not any(run.messages.values()) and not run.header_errors:
                     header.append("ptxas failed without a message")
+            for i in range(0, len(split), 2):   # halves of a crashed file: look for the line it dies on
+                halves = split[i:i + 2]
+                probes = self._map([(_test_file([lines[k] for k in h], version, target, True)[0],
+                                     _arch(target, parse_only), False) for h in halves], stage)
+                if all(p.failed for p in probes):   # it dies on both halves: a broken tool, not one line
+                    for h, p in zip(halves, probes, strict=True):
+                        for k in h:
+                            per_line[k] = [f"tool failed: {p.failed}"]
+                    continue
+                for part in halves:
+                    sub, _ = self.check([lines[k] for k in part], version, target, stage, parse_only)
+                    for k, m in zip(part, sub, strict=True):
+                        per_line[k] = m
             todo = again
         return [m or [] for m in per_line], header
 
@@ -255,6 +305,7 @@ class _Engine:
         bad line unreported in a large file, so a missing message alone proves nothing."""
         result: list[list[str] | None] = [None] * len(lines)
         todo = [list(range(len(lines)))] if lines else []
+        halves_of_crash: dict[int, int] = {}      # first line of a half -> first line of its sibling
         while todo:
             groups = [g[i:i + 400] for g in todo for i in range(0, len(g), 400)]
             jobs = [(_test_file([lines[k] for k in g], version, target)[0], _arch(target, False), False)
@@ -262,7 +313,20 @@ class _Engine:
             runs = self._map(jobs, stage)
             _, offset = _test_file([], version, target)
             todo = []
+            crashed = {g[0] for g, run in zip(groups, runs, strict=True) if run.failed}
+            siblings = dict(halves_of_crash)
+            halves_of_crash = {}
             for g, run in zip(groups, runs, strict=True):
+                both = g[0] in siblings and siblings[g[0]] in crashed     # a broken tool, not one bad line
+                if run.failed and "crashed" in run.failed and len(g) > 1 and not both:
+                    a, b = g[:len(g) // 2], g[len(g) // 2:]
+                    halves_of_crash[a[0]], halves_of_crash[b[0]] = b[0], a[0]
+                    todo += [a, b]                          # find the line it dies on
+                    continue
+                if run.failed:
+                    for k in g:
+                        result[k] = [f"tool failed: {run.failed}"]
+                    continue
                 if run.rc == 0:
                     for k in g:
                         result[k] = []
@@ -289,9 +353,9 @@ class _Engine:
         if target in self._target_versions:
             return self._target_versions[target]
         start = documented.get(target.rstrip("+"), "1.0")
-        idx = VERSIONS.index(start) if start in VERSIONS else 0
-        found = MAX_VERSION
-        for v in VERSIONS[idx:]:
+        idx = self.versions.index(start) if start in self.versions else 0
+        found = self.max_version
+        for v in self.versions[idx:]:
             text, _ = _test_file([], v, target)
             run = self.runner.compile(text, _arch(target, True))
             if not any("does not support .target" in m or "Unsupported .target" in m
@@ -320,8 +384,17 @@ def _classify(msgs: list[str]) -> str:
     return "operands"
 
 
+# ptxas's words about the form's own types (texture geometry vs coordinate type): the form is wrong,
+# whatever the operands; matched before _OPERAND, whose "coordinates require" they also contain
+_FORM_WRONG = re.compile(r"Floating-point coordinates required|Integer coordinates require \.s32|"
+                         r"Incorrect type '.*' for operation|Illegal modifier 'Multi-sample geometry'")
+
+
 def _is_definitive(msg: str) -> bool:
-    return not _REQUIREMENT.search(msg) and not _OPERAND.search(msg) and "for arch" not in msg
+    if _FORM_WRONG.search(msg):
+        return True
+    return (not msg.startswith("tool failed") and not _REQUIREMENT.search(msg) and not _OPERAND.search(msg)
+            and "for arch" not in msg)
 
 
 _VECTOR_SIZE = re.compile(r"Vector of size (\d+) is expected for argument (\d+)")
@@ -428,7 +501,7 @@ def _group_key(c: _Case, vi: int) -> tuple:
     return (c.key[0], vi, tuple((o.kind, o.text, len(o.elems)) for o in ops), c.form.types, shape)
 
 
-def _documented_target(c: _Case) -> tuple[str, str]:
+def _documented_target(c: _Case, engine: _Engine) -> tuple[str, str]:
     """Where to search operands first: the arch-specific variant of the documented minimum target
     (ptxas checks operands fully only where the instruction exists), else sm_100a."""
     for t in c.form.documented_sm:
@@ -436,19 +509,21 @@ def _documented_target(c: _Case) -> tuple[str, str]:
         if m and int(m.group(1)) >= 90:
             n = int(m.group(1))
             arch = f"sm_{n}a"
-            if arch in SPECIAL:
-                return MAX_VERSION, arch
-    return MAX_VERSION, SOLVE_TARGET
+            if arch in engine.special:
+                return engine.max_version, arch
+    return engine.max_version, SOLVE_TARGET if SOLVE_TARGET in engine.special else engine.generic[-1]
 
 
-def _solve(cases: list[_Case], engine: _Engine,
-           at: Callable[[_Case], tuple[str, str]] = _documented_target) -> None:
+def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str, str]] | None = None) -> None:
     """Find, for each case, operand registers that draw no operand complaint from ptxas.
 
     A greedy search per operand shape (the syntax line's, and those of the closest examples):
     each round tries candidates built on that shape's best row so far (fewest, most precise
     complaints), so the fixes ptxas asks for accumulate across rounds.
     """
+    if at is None:
+        def at(c: _Case) -> tuple[str, str]:
+            return _documented_target(c, engine)
     pending = [c for c in cases if c.state == "solving"]
     Best = tuple[int, list[po.Choice], list[str]]
     best: dict[tuple[tuple[str, str], int], Best] = {}
@@ -536,11 +611,15 @@ def _probe(cases: list[_Case], engine: _Engine) -> None:
     """Two files, at .version 1.0 and 9.5, both .target sm_10: ptxas names the minimums it knows
     (at 1.0 some instructions stop at the version complaint, so targets are read at 9.5)."""
     typed = [c for c in cases if c.state == "typed"]
-    low, _ = engine.check([c.line for c in typed], VERSIONS[0], GENERIC[0], "probe")
-    high, _ = engine.check([c.line for c in typed], MAX_VERSION, GENERIC[0], "probe")
+    low, header = engine.check([c.line for c in typed], VERSIONS[0], GENERIC[0], "probe")
+    # the module's texture/surface references: "Feature 'opaque type' requires PTX ISA .version 1.5"
+    handles = max((v for m in header if "opaque" in m for v in _NEEDS_VERSION.findall(m)), key=_vkey, default=None)
+    high, _ = engine.check([c.line for c in typed], engine.max_version, GENERIC[0], "probe")
     for c, m, h in zip(typed, low, high, strict=True):
         versions = [v for x in m for v in _NEEDS_VERSION.findall(x)]
         targets = [t for x in m + h for t in _NEEDS_TARGET.findall(x)]
+        if handles and re.search(r"\b(tex0|surf0)\b", c.line):
+            versions.append(handles)           # a line naming them needs what their declaration needs
         c.feature_version = max(versions, key=_vkey) if versions else VERSIONS[0]
         c.min_target = max(targets, key=_tnum) if targets else None
         c.unsupported = any(_UNSUPPORTED.search(x) for x in m + h) or any(
@@ -558,20 +637,20 @@ def _ladder(cases: list[_Case], engine: _Engine) -> None:
     todo = [c for c in cases if c.state == "typed" and c.unsupported]
     accepted: dict[tuple[str, str], list[str]] = {c.key: [] for c in todo}
     open_generic = list(todo)
-    for target in GENERIC:
+    for target in engine.generic:
         live = [c for c in open_generic if c.min_target is None or _tnum(target) >= _tnum(c.min_target)]
         if not live:
             continue
-        msgs, _ = engine.check([c.line for c in live], MAX_VERSION, target, f"ladder {target}")
+        msgs, _ = engine.check([c.line for c in live], engine.max_version, target, f"ladder {target}")
         for c, m in zip(live, msgs, strict=True):
             if _target_ok(m):
                 accepted[c.key].append(target)
                 open_generic.remove(c)
-    for target in SPECIAL:
+    for target in engine.special:
         live = [c for c in open_generic if c.min_target is None or _tnum(target) >= _tnum(c.min_target)]
         if not live:
             continue
-        msgs, _ = engine.check([c.line for c in live], MAX_VERSION, target, f"ladder {target}")
+        msgs, _ = engine.check([c.line for c in live], engine.max_version, target, f"ladder {target}")
         for c, m in zip(live, msgs, strict=True):
             if _target_ok(m):
                 accepted[c.key].append(target)
@@ -656,10 +735,10 @@ def _confirm(cases: list[_Case], engine: _Engine, documented: dict[str, str]) ->
                     c.feature_version = max([*bump, c.feature_version], key=_vkey)
                 elif not last and need_t and _tnum(max(need_t, key=_tnum)) > _tnum(target):
                     c.sm = (max(need_t, key=_tnum),)
-                elif not last and any(_UNSUPPORTED.search(y) for y in m) and target in GENERIC and (
-                        GENERIC.index(target) + 1 < len(GENERIC)):
+                elif not last and any(_UNSUPPORTED.search(y) for y in m) and target in engine.generic and (
+                        engine.generic.index(target) + 1 < len(engine.generic)):
                     c.unsupported = True              # the parse-only ladder was too kind: climb on
-                    c.min_target = GENERIC[GENERIC.index(target) + 1]
+                    c.min_target = engine.generic[engine.generic.index(target) + 1]
                     relad.append(c)
                 elif not last and c.unsupported and any(_UNSUPPORTED.search(y) for y in m) and len(c.sm) > 1:
                     c.sm = c.sm[1:]
@@ -672,7 +751,7 @@ def _confirm(cases: list[_Case], engine: _Engine, documented: dict[str, str]) ->
                     resolve.append(c)
                 else:
                     c.state = "rejected"
-                    c.message = "accepted at .version 9.5 but not at its minimum: " + "; ".join(
+                    c.message = f"accepted at .version {engine.max_version} but not at its minimum: " + "; ".join(
                         dict.fromkeys(m + fatal))
         if relad:
             _ladder(relad, engine)
@@ -680,7 +759,7 @@ def _confirm(cases: list[_Case], engine: _Engine, documented: dict[str, str]) ->
                 if c.state == "typed":
                     c.sm = minimal_targets(c.accepted)
         if resolve:
-            settings = {c.key: (c.version or MAX_VERSION, c.sm[0]) for c in resolve}
+            settings = {c.key: (c.version or engine.max_version, c.sm[0]) for c in resolve}
             _solve(resolve, engine, at=lambda c, s=settings: s[c.key])
 
 
@@ -745,7 +824,7 @@ def _kernel(name: str, r: po.Rendered, with_instr: bool) -> str:
             body.append(f"ld.global.{cls} {reg}, [%in+{off}];")
         off += 16
     if with_instr:
-        body.append(r.text)
+        body.append(po.statement(r))
     off = 0
     for reg, cls in regs:
         if cls == "pred":
@@ -757,8 +836,8 @@ def _kernel(name: str, r: po.Rendered, with_instr: bool) -> str:
     return "\n".join(body)
 
 
-def _sass_file(target: str, kernels: list[str]) -> str:
-    head = [f".version {MAX_VERSION}", f".target {target}", ".address_size 64", *_MODULE,
+def _sass_file(target: str, kernels: list[str], version: str = MAX_VERSION) -> str:
+    head = [f".version {version}", f".target {target}", ".address_size 64", *_MODULE,
             ".shared .align 16 .b8 smem[4096];"]
     return "\n".join(head + kernels + [""])
 
@@ -817,7 +896,7 @@ def _sass(cases: list[_Case], engine: _Engine, targets: tuple[str, ...]) -> None
             mine: list[str] = []
             spans: list[tuple[int, int]] = []
             base_spans: dict[str, tuple[int, int]] = {}
-            line = len(_sass_file(t, []).split("\n"))
+            line = len(_sass_file(t, [], engine.max_version).split("\n"))
             for n, (c, _, _) in enumerate(items):
                 assert c.rendered is not None
                 k = _kernel(f"f{n}", c.rendered, True)
@@ -833,7 +912,7 @@ def _sass(cases: list[_Case], engine: _Engine, targets: tuple[str, ...]) -> None
                     kernels.append(k)
                 mine.append(names[body])
             layouts.append((mine, spans, base_spans))
-            texts.append((_sass_file(t, kernels), _arch(t, False), True))
+            texts.append((_sass_file(t, kernels, engine.max_version), _arch(t, False), True))
         runs = engine._map(texts, "sass" if attempt == 0 else f"sass (retry {attempt})")
         again: list[tuple[str, list[tuple[_Case, str, str]]]] = []
         for (t, items), run, (mine, spans, base_spans) in zip(work, runs, layouts, strict=True):
@@ -875,6 +954,8 @@ def targets_agree(documented: tuple[str, ...], verified: tuple[str, ...]) -> boo
 
 def _failure(message: str) -> str:
     """rejected: ptxas refuses the form itself; unverified: no operands were found that it takes."""
+    if "tool failed" in message:
+        return "tool failed"
     parts = [m.strip() for m in message.split(":", 1)[-1].split(";")] if message.startswith("accepted at") else [
         m.strip() for m in message.split(";")]
     return "rejected" if any(_is_definitive(m) for m in parts) or message == "not accepted on any target" else (
@@ -905,6 +986,35 @@ def _errata(cases: list[_Case]) -> list[PtxErratum]:
             out.append(PtxErratum(f.name, f.form, c.key[0], "target", ", ".join(f.documented_sm),
                                   ", ".join(c.sm), "minimum target differs from ptxas"))
     return out
+
+
+# ---------------------------------------------------------------- forms newer than the tool
+
+def beyond_message(tools: Tools, engine_max: str) -> str:
+    """How a form newer than the tool is described: it is not judged, never "rejected"."""
+    return f"beyond ptxas {tools.release} (max PTX {engine_max})"
+
+
+def _beyond(cases: list[_Case], engine: _Engine) -> None:
+    """Forms the manual dates after this ptxas's highest PTX ISA version, or documents only for
+    arch-specific targets it does not list, are set aside unjudged ("beyond ptxas 13.0 (max PTX 9.0)")."""
+    known = set(engine.generic) | set(engine.special)
+    newer_names: set[tuple[str, str]] = set()
+    for c in cases:
+        f = c.form
+        if not c.documented:
+            continue
+        newer = f.documented_version is not None and _vkey(f.documented_version) > _vkey(engine.max_version)
+        special = [t.rstrip("+") for t in f.documented_sm if re.fullmatch(r"sm_\d+[af]\+?", t)]
+        unknown_targets = bool(special) and len(special) == len(f.documented_sm) and not (set(special) & known)
+        if newer or unknown_targets:
+            c.state = "beyond"
+            c.message = beyond_message(engine.runner.tools, engine.max_version) + (
+                "" if newer else f"; it lists none of {', '.join(special)}")
+            newer_names.add((c.key[0], f.name))
+    for c in cases:                   # undocumented siblings of such forms are not tried either
+        if not c.documented and (c.key[0], c.form.name) in newer_names:
+            c.state, c.message = "beyond", beyond_message(engine.runner.tools, engine.max_version)
 
 
 # ---------------------------------------------------------------- entry point
@@ -940,13 +1050,14 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
     cases = [_make_case(i, f) for i in instrs for f in i.forms]
     if undocumented:
         cases += [_make_case(i, f, documented=False) for i in instrs for f in _sibling_forms(i)]
+    _beyond(cases, engine)
     _solve(cases, engine)
-    for target in ALT_SOLVE_TARGETS:
+    for target in (t for t in ALT_SOLVE_TARGETS if t in engine.special):
         retry = [c for c in cases if c.state == "rejected" and (
             _classify(c.message.split("; ")) == "definitive" or _wrong_target(c.message.split("; ")))]
         for c in retry:
             c.state = "solving"
-        _solve(retry, engine, at=lambda c, t=target: (MAX_VERSION, t))
+        _solve(retry, engine, at=lambda c, t=target: (engine.max_version, t))
         for c in retry:
             if c.state == "rejected" and c.first_message:
                 c.message = c.first_message
@@ -955,25 +1066,25 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
     _feature_versions(cases, engine)
     _confirm(cases, engine, manual.target_versions)
     if tools.cuobjdump is not None and sass_targets:
-        _sass(cases, engine, sass_targets)
+        _sass(cases, engine, tuple(t for t in sass_targets if t in engine.generic))
     for c in cases:
         if not c.documented and not c.confirmed:
             continue                      # a sibling ptxas rejects is simply not a form
-        status = "verified" if c.confirmed else _failure(c.message)
+        status = "verified" if c.confirmed else "beyond" if c.state == "beyond" else _failure(c.message)
         msg = c.message if status != "verified" else ""
         result.verdicts[c.key] = PtxVerdict(
             form=c.form.form, name=c.form.name, section=c.key[0], status=status,
             ptx_version=c.version if c.confirmed else None,
             feature_version=c.feature_version if c.confirmed else None,
             sm=c.sm if c.confirmed else (), message=msg, ptx_line=c.rendered.text if c.rendered else "",
-            sass=tuple(sorted(c.sass.items())), documented=c.documented)
+            sass=tuple(sorted(c.sass.items())), documented=c.documented, tool=tools.label)
     result.errata = _errata(cases)
     result.undocumented_forms = [c.form for c in cases if not c.documented and c.confirmed]
     result.ptxas_calls = runner.ptxas_calls
     result.cuobjdump_calls = runner.cuobjdump_calls
     result.cache_hits = runner.cache_hits
     result.seconds = time.perf_counter() - start
-    if use_cache:
+    if use_cache and not any(v.status == "tool failed" for v in result.verdicts.values()):
         stored.parent.mkdir(parents=True, exist_ok=True)
         tmp = stored.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(_dump_result(result)))
@@ -983,7 +1094,7 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
 
 # ---------------------------------------------------------------- whole-result cache
 
-VERIFIER_VERSION = "1"         # bump when the stages change what they conclude
+VERIFIER_VERSION = "2"         # bump when the stages change what they conclude
 
 
 def _result_key(tools: Tools, instrs: list[PtxInstruction], sass: tuple[str, ...], undocumented: bool) -> str:

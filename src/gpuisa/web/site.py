@@ -313,7 +313,7 @@ class Site:
             lstrip_blocks=True,
         )
         self.env.globals.update(bits_text=bits_text, cite=cite, slug=slug, source_href=source_href,
-                                safe_segment=safe_segment)
+                                safe_segment=safe_segment, verification=catalog.verification())
         self.env.filters.update(markdown=markdown, markdown_inline=markdown_inline)
         self.archs = catalog.archs()
         self.arch_keys = [a["key"] for a in self.archs]
@@ -509,7 +509,7 @@ def targets_view(targets: dict[str, TargetSupport], arch: str) -> dict | None:
         rows.append({"target": target, "arch": t.arch, "verdict": t.verdict, "class": slug(t.verdict),
                      "evidence": t.evidence, "detail": t.detail or "",
                      "where": cite(t.file, t.line) if t.file else "", "href": source_href(t.file, t.line),
-                     "count": t.examples, "tool": t.tool or "", "current": t.arch == arch})
+                     "count": t.examples, "tool": t.tool or "", "current": t.arch == arch, "spelling": t.spelling or ""})
     rows.sort(key=lambda r: not r["current"])
     unknown = [r for r in rows if r["verdict"] in ("", "unknown") and not r["where"]]
     known = [r for r in rows if r not in unknown]

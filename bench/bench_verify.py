@@ -1,0 +1,96 @@
+"""Verified build and `serve` start: what the README's commands cost with the tools installed.
+
+Measures, with a fresh tool cache (cold) and again with it filled (warm):
+  - the default `gpuisa build` (llvm-mc + ptxas verification), against the same build with
+    --no-verify as the peer (ratio: what verification adds);
+  - `gpuisa serve` on a machine with no catalog: seconds from start to its first HTTP 200
+    (it answers from an unverified catalog while verification runs in the background) and to
+    the verified catalog replacing it.
+Run: python bench/bench_verify.py [--sources DIR] [--skip-serve]. Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from gpuisa import paths
+
+
+def timed_build(sources: Path, catalog: Path, cache: Path, *extra: str) -> float:
+    env = dict(os.environ, GPUISA_CACHE=str(cache))
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "gpuisa", "build", "--sources", str(sources), "--catalog", str(catalog),
+                    *extra], check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve_start(sources: Path, folder: Path, cache: Path, limit: float = 1800) -> tuple[float, float | None]:
+    """(seconds to the first 200, seconds until the catalog says verified) for a serve with no catalog."""
+    catalog = folder / "serve.sqlite"
+    port = free_port()
+    env = dict(os.environ, GPUISA_CACHE=str(cache))
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "gpuisa", "serve", "--sources", str(sources), "--catalog",
+                             str(catalog), "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    first = verified = None
+    try:
+        while time.perf_counter() - t0 < limit and verified is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/archs", timeout=5) as r:
+                    if r.status == 200 and first is None:
+                        first = time.perf_counter() - t0
+            except OSError:
+                pass
+            if first is not None:
+                from gpuisa.commands.web import verification_state
+
+                states = {v.get("state") for v in verification_state(catalog).values()}
+                if states and "pending" not in states:
+                    verified = time.perf_counter() - t0
+            time.sleep(0.5)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    return first or float("nan"), verified
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sources", type=Path, default=paths.default_sources())
+    ap.add_argument("--skip-serve", action="store_true")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        cache = folder / "cache"
+        plain = timed_build(args.sources, folder / "plain.sqlite", folder / "cache-plain", "--no-verify")
+        cold = timed_build(args.sources, folder / "cold.sqlite", cache)
+        warm = timed_build(args.sources, folder / "warm.sqlite", cache)
+        print(f"build --no-verify (peer): {plain:.1f} s")
+        print(f"build (verified), cold tool cache: {cold:.1f} s ({cold / plain:.2f}x the peer)")
+        print(f"build (verified), warm tool cache: {warm:.1f} s ({warm / plain:.2f}x the peer)")
+        if not args.skip_serve:
+            first, verified = serve_start(args.sources, folder, folder / "cache-serve")
+            print(f"serve with no catalog, cold cache: first answer after {first:.1f} s; verified catalog served "
+                  f"after {verified:.1f} s" if verified else f"serve: first answer after {first:.1f} s; "
+                  "verification not finished within the limit")
+        print(json.dumps({"cpus": os.cpu_count(), "load": os.getloadavg()}))
+
+
+if __name__ == "__main__":
+    main()
