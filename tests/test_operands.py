@@ -31,7 +31,7 @@ def enc_field(doc: dict, name: str) -> list[list[int]]:
 
 
 def test_ds_add_u32_on_rdna3(catalog, sources):
-    doc = catalog.show("ds_add_u32", "rdna3")
+    doc = catalog.show("ds_add_u32", "rdna3").as_json()
     syn = doc["syntax"]
     line = rst_line(sources, syn["file"], syn["line"])
     assert line.split()[0] == "ds_add_u32" and row_refs(line) == ["vaddr", "vdata", "offset", "gds"]
@@ -57,7 +57,7 @@ def test_ds_add_u32_on_rdna3(catalog, sources):
 
 
 def test_s_load_b32_on_rdna3(catalog, sources):
-    doc = catalog.show("s_load_b32", "rdna3")
+    doc = catalog.show("s_load_b32", "rdna3").as_json()
     syn = doc["syntax"]
     line = rst_line(sources, syn["file"], syn["line"])
     assert row_refs(line) == ["sdst", "sbase", "soffset", "offset21s", "glc", "dlc"]
@@ -78,7 +78,7 @@ def test_v_sad_u32_on_cdna5_is_still_the_seeds(catalog, sources):
         assert "VDST\n    Written." in text and "Unsigned 32-bit integral data. (OPR_VGPR, FMT_NUM_U32)" in text
         for src in ("SRC0", "SRC1", "SRC2"):
             assert f"{src}\n    Read. All operands." in text
-    doc = catalog.show("v_sad_u32", "cdna5")
+    doc = catalog.show("v_sad_u32", "cdna5").as_json()
     assert "D0.u32 = tmp" in doc["semantics"] and "tmp = S2.u32" in doc["semantics"]
     assert "S0[31 : 0].u32" in doc["semantics"] and "S1[31 : 0].u32" in doc["semantics"]
     ops = {op["name"]: op for op in doc["operands"]}
@@ -102,12 +102,12 @@ def test_operand_coverage_at_least_99_percent(catalog):
     assert all(u["reason"] for u in cov["uncovered"])
     # the memory families the issue names are covered on rdna3
     for name in ("ds_add_u32", "buffer_load_b32", "s_load_b32", "global_load_b32"):
-        assert catalog.show(name, "rdna3")["operands"], name
+        assert catalog.show(name, "rdna3").operands, name
 
 
 def test_page_contradicting_the_encoding_is_an_erratum(catalog, sources):
     """GFX950's page lists gds for ds_add_u32; the cdna4 manual's DS layout has no GDS field."""
-    doc = catalog.show("ds_add_u32", "cdna4")
+    doc = catalog.show("ds_add_u32", "cdna4").as_json()
     line = rst_line(sources, doc["syntax"]["file"], doc["syntax"]["line"])
     assert "gds" in row_refs(line)
     assert "GDS" not in {f["name"] for f in doc["encodings"][0]["fields"]}
