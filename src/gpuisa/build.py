@@ -25,10 +25,11 @@ from gpuisa.crossref.stage import Equivalents, compute_equivalents
 from gpuisa.model import ManualData
 from gpuisa.model_llvm import McCorpus, TargetVerdict
 from gpuisa.model_ptx import PtxManual, PtxVerification
+from gpuisa.model_syntax import SyntaxDocs
 from gpuisa.paths import cache_dir
 from gpuisa.sources import layout
 from gpuisa.sources.llvm_mc import examples_by_mnemonic, mnemonics
-from gpuisa.sources.read import ManualTexts, read_amd_manuals, read_llvm_tests, read_ptx_manual
+from gpuisa.sources.read import ManualTexts, read_amd_manuals, read_llvm_syntax_docs, read_llvm_tests, read_ptx_manual
 from gpuisa.verify.llvm_mc import INSTALL_HINT, LlvmMcMissing, find_llvm_mc, verify_support
 from gpuisa.verify.ptx_tools import WHEELS_HINT, find_tools
 from gpuisa.verify.ptxas import verify_manual
@@ -63,6 +64,7 @@ class Build:
     started: float = field(default_factory=time.perf_counter)
     manuals: list[ManualData] = field(default_factory=list)
     corpus: McCorpus | None = None
+    syntax: SyntaxDocs | None = None
     ptx: PtxManual | None = None
     ptx_verification: PtxVerification | None = None
     llvm_verdicts: list[TargetVerdict] = field(default_factory=list)
@@ -92,6 +94,15 @@ def read_llvm(b: Build) -> None:
                        "no examples or target support")
         return
     b.corpus = read_llvm_tests(b.sources, b.jobs, b.progress)
+
+
+def read_syntax(b: Build) -> None:
+    """LLVM's AMDGPU syntax pages: every instruction's operands, per syntax family."""
+    if not (layout.llvm_docs(b.sources) / "AMDGPU").is_dir():
+        b.notes.append(f"LLVM syntax pages not found under {layout.llvm_docs(b.sources)}/AMDGPU: "
+                       "operands from the pseudocode only")
+        return
+    b.syntax = read_llvm_syntax_docs(b.sources, b.jobs, b.progress)
 
 
 def read_ptx(b: Build) -> None:
@@ -154,7 +165,7 @@ def cross_vendor(b: Build) -> None:
 def write(b: Build) -> None:
     """One SQLite file, written beside the target and renamed into place when complete."""
     with new_catalog(b.target) as conn:
-        write_amd(conn, b.manuals, b.merged, b.coverage, b.sources)
+        write_amd(conn, b.manuals, b.merged, b.coverage, b.sources, b.syntax)
         if b.resolution is not None:
             write_resolution(conn, b.resolution, merge.key_index(b.merged))
         conn.execute("INSERT INTO meta(key, value) VALUES ('verification', ?)", (json.dumps(b.verification),))
@@ -169,6 +180,7 @@ def write(b: Build) -> None:
 STAGES: tuple[Callable[[Build], None], ...] = (
     read_manuals,
     read_llvm,
+    read_syntax,
     read_ptx,
     verify,
     resolve,

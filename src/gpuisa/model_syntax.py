@@ -17,7 +17,8 @@ from gpuisa.model import Provenance, Skip
 # link to the number / expression / symbol sections of the same file: those map to value kinds.
 KIND_NAMES: dict[str, str] = {
     "v": "VGPR", "v16": "VGPR (16-bit half)", "a": "AGPR", "s": "SGPR", "ttmp": "trap temporary SGPR (ttmp)",
-    "trap": "trap handler register (tba/tma)", "vcc": "VCC", "exec": "EXEC", "m0": "M0", "null": "NULL",
+    "trap": "trap handler register (tba/tma)", "vcc": "VCC", "vcc_lo": "VCC_LO",
+    "exec": "EXEC", "exec_lo": "EXEC_LO", "m0": "M0", "null": "NULL",
     "scc": "SCC", "vccz": "VCCZ", "execz": "EXECZ", "flat_scratch": "FLAT_SCRATCH", "xnack_mask": "XNACK_MASK",
     "lds_direct": "LDS_DIRECT", "constant": "inline constant", "iconst": "inline integer constant",
     "fconst": "inline float constant", "ival": "inline value (special register)", "literal": "literal",

@@ -2,7 +2,7 @@
 
 `Catalog.show` gives an `AmdDocument` or a `PtxDocument`, `Catalog.diff` an `InstructionDiff` or an
 `ArchDiff`, `Catalog.search` a list of `SearchHit`. The CLI (`--json`), the JSON API and the pages
-all consume these types; `as_json()` is the documented JSON contract of README.md (schema version 4:
+all consume these types; `as_json()` is the documented JSON contract of README.md (schema version 5:
 keys are only ever added). Field order here is key order in the JSON.
 
 Models are pydantic (already brought by fastapi): they validate what the catalog rows hold, give the
@@ -150,7 +150,24 @@ class EncodingDoc(Document):
     settled: str = ""
 
 
+class OperandField(Document):
+    """An encoding field that holds (part of) an operand, with its bit ranges (MSB first)."""
+
+    name: str
+    bits: list[list[int]]
+
+
+class OperandPageRef(Document):
+    """LLVM's page describing an operand: its label and file:line."""
+
+    label: str
+    file: str
+    line: int | None
+
+
 class Operand(Document):
+    """One operand in assembler order; `sources` names the source of each attribute (attribute -> file:line)."""
+
     name: str
     symbol: str
     access: str
@@ -158,6 +175,31 @@ class Operand(Document):
     field_bits: int | None
     format: str
     view: str
+    syntax: str = ""
+    role: str = ""
+    optional: bool = False
+    tags: list[str] = []
+    kinds: list[str] = []
+    accepts: list[str] = []
+    size_bits: int | None = None
+    size: str = ""
+    description: str = ""
+    encoded: str = ""
+    fields: list[OperandField] = []
+    modifiers: list[str] = []
+    page: OperandPageRef | None = None
+    sources: dict[str, str] = {}
+
+
+class SyntaxRow(Document):
+    """The row of LLVM's syntax page the operands come from, and the pages serving the arch."""
+
+    family: str
+    section: str
+    mnemonic: str
+    file: str
+    line: int | None
+    served_by: str
 
 
 class FieldChange(Document):
@@ -247,6 +289,7 @@ class AmdDocument(Document):
     notes: str
     encodings: list[EncodingDoc]
     operands: list[Operand]
+    syntax: SyntaxRow | None = None
     generations: list[Generation]
     archs: list[str]
     errata: list[Erratum]

@@ -9,8 +9,11 @@ and data format, each traceable to a manual line.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
-from gpuisa.model import Encoding
+from gpuisa.model import Encoding, Erratum, InstructionDoc
+from gpuisa.model_syntax import SyntaxDocs, SyntaxInstruction, SyntaxOperand
+from gpuisa.sources.llvm_syntax_docs import lookup, operand_page
 
 _USE = re.compile(r"\b(D0|D|S0|S1|S2|SDATA|VDATA|ADDR|DATA|DATA0|DATA1)(?:\[[^\]]*\])?\.([a-z]+\d*)\b")
 
@@ -76,3 +79,327 @@ def derive(pseudocode: str, enc: Encoding | None) -> list[dict]:
             "format": format_text(view), "view": view,
         })
     return out
+
+
+# ---------------------------------------------------------------- the join with LLVM's syntax pages
+#
+# LLVM's syntax pages give the operand list (order, role, optional, accepted kinds, size); the
+# manual's encoding gives the fields and bit ranges; the manual's pseudocode gives the data format.
+# Each attribute of a joined operand names its source in `sources`.
+
+# Syntax operand name -> encoding fields that hold it, first present in the layout wins. A name
+# equal to a field (vdst -> VDST, sbase -> SBASE, glc -> GLC) needs no entry. Source of each entry:
+# the manuals' field tables next to LLVM's operand pages (e.g. gfx11_vaddr_f20ee4.rst "An offset
+# from the start of GDS/LDS memory" is the DS ADDR field).
+SYNTAX_FIELDS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "vdst": (("VDST",), ("VDATA",)),                        # loads: FLAT/GLOBAL VDST, MUBUF/MIMG VDATA
+    "vdata": (("VDATA",), ("DATA",), ("DATA0",), ("VSRC",)),  # stores: MUBUF VDATA, FLAT DATA, DS DATA0, gfx12.5 VSRC
+    "vdata0": (("DATA0",),), "vdata1": (("DATA1",),),
+    "data0": (("DATA0",),), "data1": (("DATA1",),),
+    "vaddr": (("VADDR",), ("ADDR",), ("VADDR0",)),          # MUBUF/MIMG VADDR, DS/FLAT ADDR, VIMAGE VADDR0
+    "vaddr0": (("VADDR0",), ("VADDR",)), "addr": (("ADDR",), ("VADDR",)),
+    "sdst": (("SDST",), ("SDATA",)), "sdata": (("SDATA",),),
+    "srsrc": (("SRSRC",), ("RSRC",)), "rsrc": (("RSRC",), ("SRSRC",)),
+    "ssamp": (("SSAMP",), ("SAMP",)), "samp": (("SAMP",), ("SSAMP",)),
+    "src0": (("SRC0",), ("SSRC0",)), "src1": (("SRC1",), ("VSRC1",), ("SSRC1",)), "src2": (("SRC2",),),
+    "ssrc0": (("SSRC0",),), "ssrc1": (("SSRC1",),), "vsrc": (("VSRC",), ("VSRC0",)),
+    "vsrc1": (("VSRC1",), ("SRC1",)),
+    "offset": (("OFFSET",), ("IOFFSET",), ("OFFSET1", "OFFSET0")),   # DS offset16 spans OFFSET1:OFFSET0
+    # SMEM offsets by width (AMDGPUModifierSyntax.rst smem_offset*): OFFSET, IOFFSET from gfx12
+    "offset20u": (("OFFSET",),), "offset21s": (("OFFSET",),), "offset24s": (("IOFFSET",), ("OFFSET",)),
+    "pattern": (("OFFSET1", "OFFSET0"),),       # ds_swizzle_b32 offset:swizzle(...) fills the DS offset
+    "fmt": (("FORMAT",), ("DFMT", "NFMT")), "ufmt": (("FORMAT",),),
+    "m_op_sel": (("OPSEL",),), "m_op_sel_hi": (("OPSEL_HI", "OPSEL_HI2"), ("OPSEL_HI",)),
+    "dpp_op_sel": (("OPSEL",),), "high": (("OPSEL",),),   # v_interp_*_f16 high: the op_sel bit of VOP3
+    "offset11": (("OFFSET",),), "offset12": (("OFFSET",),), "offset12s": (("OFFSET",),),
+    "offset13s": (("OFFSET",),),
+    "ioffset": (("IOFFSET",), ("OFFSET",)),
+    "soffset": (("SOFFSET",),), "saddr": (("SADDR",),), "sbase": (("SBASE",),),
+    "probe": (("SDATA",),),   # s_atc_probe: the probe bits sit in SDATA
+    "offset0": (("OFFSET0",),), "offset1": (("OFFSET1",),),
+    "clamp": (("CLAMP",),), "omod": (("OMOD",),), "op_sel": (("OPSEL",),), "op_sel_hi": (("OPSEL_HI", "OPSEL_HI2"),),
+    "neg_lo": (("NEG",),), "neg_hi": (("NEG_HI",),), "unorm": (("UNRM",),), "bound_ctrl": (("BC",),),
+    "tgt": (("TARGET",),), "row_en": (("ROW",),), "wait_exp": (("WAITEXP",),), "wait_va_vdst": (("WAIT_VA",),),
+    "attr": (("ATTR", "ATTR_CHAN"),), "dst_unused": (("DST_U",),), "format": (("FORMAT",), ("DFMT", "NFMT")),
+    "dpp8": (tuple(f"LANE_SEL{i}" for i in range(7, -1, -1)),),
+    "quad_perm": (("DPP_CTRL",),), "row_shl": (("DPP_CTRL",),), "dpp_ctrl": (("DPP_CTRL",),),
+    "imm16": (("SIMM16",),), "simm16": (("SIMM16",),), "label": (("SIMM16",),), "hwreg": (("SIMM16",),),
+    "msg": (("SIMM16",),), "waitcnt": (("SIMM16",),), "delay": (("SIMM16",),), "depctr": (("SIMM16",),),
+}
+
+# Syntax operand name -> pseudocode symbols that name it (first present wins). Destinations and
+# sources without an entry use D0 / S0 S1 S2 by position. Memory pseudocode names its operands
+# ADDR, DATA, DATA2, RETURN_DATA, VDATA, SDATA (rdna3 DS_ADD_U32: "MEM[ADDR].u += DATA.u").
+SYNTAX_SYMBOLS: dict[str, tuple[str, ...]] = {
+    "vaddr": ("ADDR", "VADDR", "ADDR_BASE"), "addr": ("ADDR", "VADDR"),
+    "vdata": ("DATA", "VDATA"), "vdata0": ("DATA",), "vdata1": ("DATA2",), "data0": ("DATA",), "data1": ("DATA2",),
+    "sbase": ("SBASE",), "soffset": ("SOFFSET",), "saddr": ("SADDR",), "srsrc": ("SRSRC",),
+    "offset": ("OFFSET",), "offset0": ("OFFSET0",), "offset1": ("OFFSET1",),
+    "simm16": ("SIMM16",), "imm16": ("SIMM16",), "simm32": ("SIMM32",),
+}
+_DST_SYMBOLS = ("D0", "D", "RETURN_DATA", "VDATA", "SDATA", "VDST")
+_SRC_SYMBOLS = ("S0", "S1", "S2")
+
+# Encoding sections of the syntax pages -> our encoding names (where they differ).
+SECTION_ENCODINGS: dict[str, str] = {
+    "SMRD": "SMEM", "VDS": "DS", "VEXPORT": "EXP", "VDSDIR": "LDSDIR", "FLAT GLOBAL": "GLOBAL", "FLAT_GLBL": "GLOBAL",
+    "FLAT SCRATCH": "SCRATCH", "FLAT_SCRATCH": "SCRATCH", "VINTRP": "VINTRP",
+}
+# Registers an operand page accepts as its only kind are implied by the opcode, never encoded
+# (gfx9_vcc: "v_cmp_eq_f32 vcc, src0, vsrc1" writes VCC in VOPC's 32-bit form).
+# gfx10_vcc.rst: "Should be vcc_lo if wavefront size is 32. Should be vcc if wavefront size is 64."
+IMPLICIT_KINDS = frozenset({"vcc", "vcc_lo", "exec", "exec_lo", "scc", "m0"})
+# Operands the assembler places in the literal dword after the instruction, not in a field
+# (gfx9_simm32_be0c1c.rst: "A floating-point_number, an integer_number, or an absolute_expression").
+LITERAL_NAMES = frozenset({"literal", "simm32", "imm32", "k"})
+# Where an operand's name names no field, it takes the first unused field of its role, in this
+# order (v_madmk_f16 "vdst, src0, simm32, vsrc2": vsrc2 is VOP2's VSRC1; v_readlane_b32 sdst is VOP3's VDST).
+_DST_ORDER = ("VDST", "SDST", "SDATA", "VDATA")
+# SOPK's s_cmpk_* compare the register in the SDST field: last for sources.
+_SRC_ORDER = ("SRC0", "SSRC0", "VSRC0", "SRC1", "SSRC1", "VSRC1", "SRC2", "VSRC2", "VSRC3", "SIMM16", "SDST")
+_VARIANT_SUFFIX = ("_dpp", "_sdwa", "_dpp8", "_dpp16", "_e64_dpp")
+_VIEW_USE = re.compile(r"\b([A-Z][A-Z0-9_]*)(?:\[[^\]]*\])?\.([a-z]+\d*)\b")
+_TYPE_SUFFIX = re.compile(r"_([ubfi](?:8|16|24|32|64|128)|bf16|iu8)$")
+
+_REG_CLASS = {"v": "VGPR", "v16": "VGPR", "a": "AGPR", "s": "SGPR", "ttmp": "SGPR", "vcc": "SGPR", "exec": "SGPR",
+              "m0": "SGPR", "null": "SGPR", "flat_scratch": "SGPR", "xnack_mask": "SGPR", "trap": "SGPR",
+              "scc": "SCC", "vccz": "SGPR", "execz": "SGPR", "lds_direct": "LDS_DIRECT",
+              "vcc_lo": "SGPR", "exec_lo": "SGPR",
+              "constant": "inline constant", "iconst": "inline constant", "fconst": "inline constant",
+              "ival": "inline constant", "literal": "literal", "integer_number": "immediate",
+              "floating-point_number": "immediate", "absolute_expression": "immediate", "symbol": "label",
+              "off": "off", "uimm8": "immediate", "uimm20": "immediate", "uimm32": "immediate",
+              "simm8": "immediate", "simm16": "immediate", "simm21": "immediate"}
+
+
+@dataclass(frozen=True, slots=True)
+class JoinedOperands:
+    """Operands of one (instruction, arch) and what the join could not place."""
+
+    operands: list[dict]
+    syntax: dict | None                   # {family, section, mnemonic, file, line} of the row used
+    errata: list[Erratum]
+
+
+def pseudocode_views(pseudocode: str) -> dict[str, tuple[str, str]]:
+    """Every `SYMBOL.view` in the pseudocode -> (first known view, read / write / read-write)."""
+    views: dict[str, tuple[str, str]] = {}
+    for line in pseudocode.splitlines():
+        for stmt in line.split(";"):
+            lhs, eq, rhs = stmt.partition("=")
+            assigned = eq and not rhs.startswith("=") and not lhs.rstrip().endswith(("!", "<", ">", "="))
+            for m in _VIEW_USE.finditer(stmt):
+                sym, view = m.group(1), m.group(2)
+                if view not in FORMATS:
+                    continue
+                access = "write" if assigned and m.start() < len(lhs) else "read"
+                prev = views.get(sym)
+                if prev is None:
+                    views[sym] = (view, access)
+                elif prev[1] != access:
+                    views[sym] = (prev[0], "read-write")
+    return views
+
+
+def pick_row(rows: list[SyntaxInstruction], encoding: str) -> SyntaxInstruction | None:
+    """The row in the instruction's primary encoding: its section, else the plain (non DPP/SDWA) row."""
+    def section_encoding(r: SyntaxInstruction) -> str:
+        return SECTION_ENCODINGS.get(r.section, r.section)
+
+    plain = [r for r in rows if not r.mnemonic.endswith(_VARIANT_SUFFIX) and " DPP" not in r.section]
+    for pool in (plain, rows):
+        exact = [r for r in pool if section_encoding(r) == encoding]
+        if exact:
+            return exact[0]
+        family = [r for r in pool if encoding.startswith(section_encoding(r)) or section_encoding(r).startswith(encoding)]
+        if family:
+            return family[0]
+    return plain[0] if plain else (rows[0] if rows else None)
+
+
+def find_rows(docs: SyntaxDocs, families: tuple[str, ...], names: list[str]) -> list[SyntaxInstruction]:
+    """Rows of the first spelling that the arch's pages list: the name, then LLVM's _e32/_e64 forms."""
+    for name in names:
+        low = name.lower()
+        for spelled in (low, f"{low}_e32", f"{low}_e64"):
+            rows = lookup(docs, families, spelled)
+            if rows:
+                return [r for n in (low, f"{low}_e32", f"{low}_e64") for r in lookup(docs, families, n)]
+    return []
+
+
+def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encoding_name: str,
+         doc: InstructionDoc | None, docs: SyntaxDocs, families: tuple[str, ...]) -> JoinedOperands | None:
+    """Operands of `key` on `arch` from the syntax row, joined to the encoding's fields and the pseudocode.
+
+    None when the arch's syntax pages have no row for any of `names` (the caller falls back to
+    the pseudocode-only `derive`).
+    """
+    rows = find_rows(docs, families, names)
+    row = pick_row(rows, encoding_name)
+    if row is None:
+        return None
+    fields = {f.name: f for f in encoding.fields} if encoding else {}
+    views = pseudocode_views(doc.pseudocode) if doc else {}
+    used_symbols: set[str] = set()
+    out: list[dict] = []
+    errata: list[Erratum] = []
+    row_cite = row.provenance.cite()
+    type_of_name = _TYPE_SUFFIX.search(row.mnemonic.removesuffix("_e32").removesuffix("_e64"))
+    dst_i = src_i = 0
+    used: set[str] = set()
+    dual = "Y" if row.section.endswith("Y") or encoding_name.endswith("Y") else "X"
+    for op in row.operands:
+        page, page_fix = operand_page(docs, op.label)
+        accepts = list(page.accepts) if page else []
+        literal = op.name in LITERAL_NAMES or (page is not None and page.name in LITERAL_NAMES)
+        implicit = bool(accepts) and set(accepts) <= IMPLICIT_KINDS
+        field_names = [] if literal or implicit else _fields_for(op, fields, used, dual)
+        used.update(field_names)
+        placed = [fields[n] for n in field_names]
+        sources = {"name": row_cite, "role": row_cite}
+        if page:
+            sources["kinds"] = sources["size_bits"] = page.provenance.cite()
+        if page_fix:
+            sources["kinds"] = sources["size_bits"] = f"{page.provenance.cite()} instead of {page_fix.source.cite()}"
+            errata.append(Erratum(key, arch, "llvm-syntax-page",
+                                  f"{op.name}: {page_fix.reason}", (row.provenance, page_fix.source)))
+        if placed and encoding:
+            sources["fields"] = encoding.provenance.cite()
+        # pseudocode symbol: by name, else by position among destinations / sources
+        if op.role == "dst":
+            candidates = SYNTAX_SYMBOLS.get(op.name, ()) + (("D1",) if dst_i else _DST_SYMBOLS)
+            dst_i += 1
+        elif op.role == "src":
+            candidates = SYNTAX_SYMBOLS.get(op.name, ()) + (_SRC_SYMBOLS[src_i:src_i + 1] if src_i < 3 else ())
+            src_i += 0 if implicit else 1
+        else:
+            candidates = SYNTAX_SYMBOLS.get(op.name, ())
+        symbol = next((s for s in candidates if s in views and s not in used_symbols), "")
+        if symbol:
+            used_symbols.add(symbol)
+        view = views[symbol][0] if symbol else ""
+        if view:
+            sources["format"] = doc.provenance.cite() if doc else ""
+        elif op.role != "modifier" and (op.type_override or (type_of_name and _is_data(op.name))):
+            view = op.type_override or type_of_name.group(1)
+            sources["format"] = row_cite + (" (type tag)" if op.type_override else " (type implied by the opcode name)")
+        access = {"dst": "write", "src": "read"}.get(op.role, "")
+        if "dst" in op.tags:
+            access = "read-write"
+        encoded = "field" if placed else "literal" if literal else "implicit" if implicit else "none"
+        out.append({
+            "name": field_names[0] if len(field_names) == 1 else op.name,
+            "syntax": op.name, "role": op.role, "optional": op.optional, "tags": list(op.tags),
+            "symbol": symbol, "access": access,
+            "register_class": _register_class(accepts),
+            "kinds": list(page.kinds) if page else [], "accepts": accepts,
+            "size_bits": page.size_bits if page else None, "size": page.size_text if page else "",
+            "description": page.description if page else "",
+            "encoded": encoded,
+            "field_bits": sum(f.width for f in placed) or None,
+            "fields": [{"name": f.name, "bits": [list(b) for b in f.bits]} for f in placed],
+            "format": format_text(view) if view else "", "view": view,
+            "modifiers": ["abs", "neg"] if "m" in op.tags else [],
+            "page": {"label": op.label, "file": page.provenance.file, "line": page.provenance.line} if page else None,
+            "sources": sources,
+        })
+        if encoded == "none" and encoding is not None:
+            what = "modifier" if op.role == "modifier" else "operand"
+            errata.append(Erratum(key, arch, f"{what}-without-field",
+                                  f"LLVM's {row.family} page lists {what} {op.name} of {row.mnemonic}; the {arch} "
+                                  f"manual's {encoding.name} layout has no field for it",
+                                  (row.provenance, encoding.provenance)))
+    syntax = {"family": row.family, "section": row.section, "mnemonic": row.mnemonic,
+              "file": row.provenance.file, "line": row.provenance.line}
+    return JoinedOperands(out, syntax, errata)
+
+
+def _is_data(name: str) -> bool:
+    return any(k in name for k in ("dst", "data", "src"))
+
+
+def _register_class(accepts: list[str]) -> str:
+    return ", ".join(dict.fromkeys(_REG_CLASS.get(a, a) for a in accepts))
+
+
+def _fields_for(op: SyntaxOperand, fields: dict, used: set[str], dual: str) -> list[str]:
+    """Fields of the layout that hold a syntax operand: its name (as is, via SYNTAX_FIELDS, without the
+    v/s kind prefix), else the first unused field of its role (VOPD: the X or Y half)."""
+    name = op.name
+    plain = re.sub(r"^[vs](?=src|dst|data)", "", name)
+    plain = {"src": "src0", "dst": "dst"}.get(plain, plain)
+    for n in dict.fromkeys((name, plain)):
+        if n.upper() in fields and n.upper() not in used:
+            return [n.upper()]
+        for group in SYNTAX_FIELDS.get(n, ()):
+            if all(f in fields and f not in used for f in group):
+                return list(group)
+    if op.role == "modifier":
+        return []
+    order = _DST_ORDER if op.role == "dst" else _SRC_ORDER
+    if any(f.startswith("VDSTX") for f in fields):   # VOPD: VDSTX, SRCX0, VSRCX1 (or the Y half)
+        order = tuple(f[:-1] + dual + f[-1] if f[-1].isdigit() else f + dual for f in order)
+    return next(([f] for f in order if f in fields and f not in used), [])
+
+
+@dataclass(slots=True)
+class OperandCoverage:
+    """How many (instruction, arch) entries got operands, from which source; the rest with the reason."""
+
+    entries: int = 0
+    from_syntax: int = 0
+    from_pseudocode: int = 0
+    per_arch: dict[str, dict[str, int]] = field(default_factory=dict)
+    per_encoding: dict[str, dict[str, int]] = field(default_factory=dict)
+    uncovered: list[dict] = field(default_factory=list)     # {name, arch, encoding, reason}
+
+    def count(self, arch: str, encoding: str, source: str) -> None:
+        self.entries += 1
+        for table, k in ((self.per_arch, arch), (self.per_encoding, encoding or "(none)")):
+            row = table.setdefault(k, {"entries": 0, "syntax": 0, "pseudocode": 0, "none": 0})
+            row["entries"] += 1
+            row[source] += 1
+        if source == "syntax":
+            self.from_syntax += 1
+        elif source == "pseudocode":
+            self.from_pseudocode += 1
+
+    def as_dict(self) -> dict:
+        covered = self.from_syntax + self.from_pseudocode
+        return {"entries": self.entries, "covered": covered, "from_syntax": self.from_syntax,
+                "from_pseudocode": self.from_pseudocode,
+                "percent": round(100.0 * covered / self.entries, 2) if self.entries else 0.0,
+                "per_arch": self.per_arch, "per_encoding": self.per_encoding, "uncovered": self.uncovered}
+
+
+def operands_for(key: str, arch: str, names: list[str], encoding: Encoding | None, encoding_name: str,
+                 doc: InstructionDoc | None, docs: SyntaxDocs | None, families: tuple[str, ...],
+                 coverage: OperandCoverage) -> tuple[list[dict], dict | None, list[Erratum]]:
+    """The operands the catalog stores for one (instruction, arch): the syntax join where LLVM's pages
+    list the instruction, else the pseudocode-only derivation; counted in `coverage`."""
+    joined = join(key, arch, names, encoding, encoding_name, doc, docs, families) if docs and families else None
+    if joined is not None:
+        coverage.count(arch, encoding_name, "syntax")
+        return joined.operands, joined.syntax, joined.errata
+    derived = derive(doc.pseudocode, encoding) if doc else []
+    if derived:
+        coverage.count(arch, encoding_name, "pseudocode")
+        for op in derived:   # the same keys as joined operands, from the pseudocode and the field table
+            field_ = encoding.field(op["name"]) if encoding else None
+            cite = doc.provenance.cite()
+            op.update({"syntax": "", "role": "dst" if op["access"] == "write" else "src", "optional": False,
+                       "tags": [], "kinds": [], "accepts": [], "size_bits": FORMATS.get(op["view"], ("", None))[1],
+                       "size": "", "description": "", "encoded": "field" if field_ else "none",
+                       "fields": [{"name": field_.name, "bits": [list(b) for b in field_.bits]}] if field_ else [],
+                       "modifiers": [], "page": None,
+                       "sources": {"name": cite, "role": cite, "format": cite, "size_bits": cite,
+                                   **({"fields": encoding.provenance.cite()} if field_ and encoding else {})}})
+        return derived, None, []
+    coverage.count(arch, encoding_name, "none")
+    reason = ("no syntax page serves this arch" if not families else
+              f"not on LLVM's {'/'.join(families)} syntax page under any of: {', '.join(n.lower() for n in names)}")
+    reason += "; the manual gives no pseudocode" if not (doc and doc.pseudocode) else \
+        "; the pseudocode names no typed operand"
+    coverage.uncovered.append({"name": key.lower(), "arch": arch, "encoding": encoding_name, "reason": reason})
+    return [], None, []

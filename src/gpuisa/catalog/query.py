@@ -178,6 +178,7 @@ class Catalog:
             "notes": notes,
             "encodings": encodings,
             "operands": json.loads(operands),
+            "syntax": self.syntax_row(key, arch_key),
             "generations": self._generations(key, arch_key, archs, encodings),
             "archs": archs,
             "errata": self.errata(key),
@@ -186,6 +187,33 @@ class Catalog:
             "equivalents": self._scoped(key, arch_key, self.equivalents(key.lower(), "amd")),
             "sources": self._sources(key, arch_key, prov, encodings),
         })
+
+    def syntax_row(self, key: str, arch: str) -> dict | None:
+        """The LLVM syntax-page row the operands come from: {family, section, mnemonic, file, line, served_by}."""
+        row = self.conn.execute("SELECT family, section, mnemonic, file, line, served_by FROM syntax_rows"
+                                " WHERE name=? AND arch=?", (key, arch)).fetchone()
+        if row is None:
+            return None
+        return dict(zip(("family", "section", "mnemonic", "file", "line", "served_by"), row, strict=True))
+
+    def operand_page(self, label: str) -> dict:
+        """One operand or operand-kind page of LLVM's syntax docs (`amdgpu_synid_gfx11_vaddr_f20ee4`, `amdgpu_synid_v`)."""
+        label = label if label.startswith("amdgpu_synid_") else f"amdgpu_synid_{label}"
+        row = self.conn.execute("SELECT label, name, description, size, size_bits, accepts, kinds, text, file, line"
+                                " FROM operand_pages WHERE label=?", (label,)).fetchone()
+        if row is None:
+            raise NotFoundError("operand page", label, [])
+        keys = ("label", "name", "description", "size", "size_bits", "accepts", "kinds", "text", "file", "line")
+        page = dict(zip(keys, row, strict=True))
+        page["accepts"], page["kinds"] = json.loads(page["accepts"]), json.loads(page["kinds"])
+        page["accepts"] = [{"kind": a, "label": f"amdgpu_synid_{a}"} for a in page["accepts"]]
+        page["source"] = {"source": "llvm-syntax-docs", "file": page.pop("file"), "line": page.pop("line")}
+        return page
+
+    def operand_coverage(self) -> dict:
+        """How many (instruction, arch) entries have operands, per arch and encoding, and what is left."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key='operand_coverage'").fetchone()
+        return json.loads(row[0]) if row else {}
 
     def examples(self, key: str, arch: str, limit: int = 12) -> list[dict]:
         """LLVM MC test examples, simplest first, this arch's targets before the others'.

@@ -52,6 +52,12 @@ CREATE TABLE corrections(
 CREATE INDEX corrections_at ON corrections(arch, encoding, name);
 CREATE TABLE equivalents(name TEXT NOT NULL, vendor TEXT NOT NULL, mappings TEXT NOT NULL,
   PRIMARY KEY(name, vendor));
+CREATE TABLE syntax_rows(
+  name TEXT NOT NULL, arch TEXT NOT NULL, family TEXT NOT NULL, section TEXT NOT NULL, mnemonic TEXT NOT NULL,
+  file TEXT NOT NULL, line INTEGER, served_by TEXT NOT NULL, PRIMARY KEY(name, arch));
+CREATE TABLE operand_pages(
+  label TEXT PRIMARY KEY, name TEXT NOT NULL, description TEXT NOT NULL, size TEXT NOT NULL, size_bits INTEGER,
+  accepts TEXT NOT NULL, kinds TEXT NOT NULL, text TEXT NOT NULL, file TEXT NOT NULL, line INTEGER);
 CREATE VIRTUAL TABLE search_fts USING fts5(
   name, vendor, arch, summary, body, tokenize="unicode61 tokenchars '._'");
 """

@@ -20,10 +20,12 @@ from pathlib import Path
 from gpuisa import __version__
 from gpuisa.archs import ARCHS, newest_first
 from gpuisa.catalog import merge as m
-from gpuisa.catalog.operands import derive as derive_operands
+from gpuisa.catalog.operands import OperandCoverage, operands_for
 from gpuisa.catalog.ptx_store import SCHEMA as PTX_SCHEMA
 from gpuisa.catalog.schema import SCHEMA, SCHEMA_VERSION
 from gpuisa.model import ManualData, Provenance
+from gpuisa.model_syntax import SyntaxDocs
+from gpuisa.sources.llvm_syntax_docs import families_for_arch
 
 
 @dataclass(slots=True)
@@ -94,13 +96,16 @@ def _default(o):
 
 
 def write_amd(conn: sqlite3.Connection, manuals: list[ManualData], merged: dict[str, m.MergedInstruction],
-           coverage: list[ArchCoverage], sources: Path) -> None:
+           coverage: list[ArchCoverage], sources: Path, syntax: SyntaxDocs | None = None) -> OperandCoverage:
+    """The AMD tables; returns how many (instruction, arch) entries got operands and from where."""
     meta = {"schema_version": str(SCHEMA_VERSION), "gpuisa_version": __version__,
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "sources": str(sources)}
     conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", meta.items())
     by_arch = {d.arch: d for d in manuals}
     cov = {c.arch: c for c in coverage}
     index = m.key_index(merged)
+    families = {a.key: families_for_arch(syntax, a.key) if syntax else () for a in ARCHS}
+    op_cov = OperandCoverage()
     for a in ARCHS:
         d = by_arch[a.key]
         c = cov[a.key]
@@ -145,7 +150,17 @@ def write_amd(conn: sqlite3.Connection, manuals: list[ManualData], merged: dict[
         for arch, entry in mi.per_arch.items():
             doc = entry.doc
             enc0 = by_arch[arch].encodings.get(entry.encodings[0]["layout"] or "") if entry.encodings else None
-            operands = derive_operands(doc.pseudocode, enc0) if doc else []
+            names = [entry.manual_name, key, *mi.aliases]
+            enc_name = entry.encodings[0]["encoding"] if entry.encodings else ""
+            operands, row, op_errata = operands_for(key, arch, names, enc0, enc_name, doc, syntax,
+                                                    families[arch], op_cov)
+            if row is not None:
+                conn.execute("INSERT INTO syntax_rows(name, arch, family, section, mnemonic, file, line, served_by)"
+                             " VALUES (?,?,?,?,?,?,?,?)",
+                             (key, arch, row["family"], row["section"], row["mnemonic"], row["file"], row["line"],
+                              "/".join(families[arch])))
+            conn.executemany("INSERT INTO errata(name, arch, kind, detail, sources) VALUES (?,?,?,?,?)",
+                             [(key, e.arch, e.kind, e.detail, _j(list(e.sources))) for e in op_errata])
             conn.execute(
                 "INSERT INTO instr_arch(name, arch, manual_name, section, description, semantics, notes, style,"
                 " operands, provenance) VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -163,3 +178,13 @@ def write_amd(conn: sqlite3.Connection, manuals: list[ManualData], merged: dict[
         body = " ".join(filter(None, [doc_src.description if doc_src else "", " ".join(sorted(mi.aliases))]))
         conn.execute("INSERT INTO search_fts(name, vendor, arch, summary, body) VALUES (?,?,?,?,?)",
                      (key.lower(), "amd", " ".join(archs), summary, body))
+    if syntax is not None:
+        conn.executemany(
+            "INSERT INTO operand_pages(label, name, description, size, size_bits, accepts, kinds, text, file, line)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?)",
+            [(p.label, p.name, p.description, p.size_text, p.size_bits, _j(list(p.accepts)), _j(list(p.kinds)),
+              p.text, p.provenance.file, p.provenance.line) for p in syntax.pages.values()])
+        conn.executemany("INSERT INTO skips(arch, file, line, reason, text) VALUES (?,?,?,?,?)",
+                         [(None, s.file, s.line, s.reason, s.text) for s in syntax.skips])
+    conn.execute("INSERT INTO meta(key, value) VALUES (?, ?)", ("operand_coverage", _j(op_cov.as_dict())))
+    return op_cov

@@ -114,10 +114,19 @@ def print_instruction(doc: InstructionDocument) -> None:
         console.rule(f"{enc.encoding} · {enc.width} bits · opcode {enc.opcode} · identifier {enc.identifier}")
         if enc.fields:
             console.print(bit_diagram(enc))
-    if doc.operands:
-        console.rule("Operands")
+    if doc.operands or doc.syntax:
+        syn = doc.syntax
+        console.rule("Operands" + (f" · LLVM {syn.family} {syn.section}: {syn.file}:{syn.line}" if syn else ""))
+        table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
+        for column in ("operand", "role", "field", "bits", "accepts", "size", "format"):
+            table.add_column(column)
         for op in doc.operands:
-            console.print(f"  {op.name:<6} {op.access:<10} {op.register_class:<45} {op.format}")
+            bits = " ".join(f"[{hi}:{lo}]" if hi != lo else f"[{hi}]" for f in op.fields for hi, lo in f.bits)
+            field = "/".join(f.name for f in op.fields) or op.encoded
+            role = op.role + (" (optional)" if op.optional and op.role != "modifier" else "")
+            table.add_row(op.syntax or op.name, f"{role} {op.access}".strip(), field, bits,
+                          op.register_class, str(op.size_bits or ""), op.format)
+        console.print(table)
     console.rule("Generations")
     for g in doc.generations:
         if g.same:

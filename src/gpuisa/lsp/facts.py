@@ -240,8 +240,10 @@ class Facts:
         doc, _ = self.amd_doc_for_target(key, target)
         if doc is None:
             return None
-        params = [(o["name"].lower(), f"{o['access']}; {o.get('register_class') or ''}; {o.get('format') or ''}".strip("; "))
-                  for o in doc.get("operands", [])]
+        # operands in assembler order, LLVM's spelling where the syntax pages give it; modifiers are not positional
+        params = [((o.get("syntax") or o["name"]).lower(),
+                   f"{o['access']}; {o.get('register_class') or ''}; {o.get('format') or ''}".strip("; "))
+                  for o in doc.get("operands", []) if o.get("role") != "modifier"]
         label = doc["name"] + (" " + ", ".join(p for p, _ in params) if params else "")
         example = next((e["asm"] for e in doc.get("examples", [])), "")
         text = doc.get("summary") or ""

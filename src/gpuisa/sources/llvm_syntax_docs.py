@@ -31,14 +31,12 @@ from docutils.parsers.rst import Directive, directives, roles
 
 from gpuisa.archs import BY_KEY
 from gpuisa.model import Provenance, Skip
-from gpuisa.model_syntax import OperandPage, SyntaxDocs, SyntaxFamily, SyntaxInstruction, SyntaxOperand
+from gpuisa.model_syntax import KIND_NAMES, OperandPage, SyntaxDocs, SyntaxFamily, SyntaxInstruction, SyntaxOperand
 
 SOURCE = "llvm-syntax-docs"
 LABEL_PREFIX = "amdgpu_synid_"
 GENERIC_PAGES = ("AMDGPUOperandSyntax.rst", "AMDGPUModifierSyntax.rst")
 
-# Value kinds an operand page may name in its text instead of an *Operands:* list (AMDGPUOperandSyntax.rst).
-_VALUE_KINDS = ("integer_number", "floating-point_number", "absolute_expression", "symbol")
 _ROLE_TEXT = re.compile(r"^(.*?)\s*<([^<>]+)>\s*$", re.S)
 _FAMILY_FILE = re.compile(r"^AMDGPUAsm(GFX[0-9a-z]+)\.rst$")
 # A gfx target has three or more digits or two and a letter (gfx950, gfx90a); GFX9 / GFX11 alone
@@ -73,6 +71,35 @@ UNNAMED_TARGETS: dict[str, UnnamedTarget] = {
                         Provenance(SOURCE, _USAGE, 688, "Processors"))
        for t in ("gfx1250", "gfx1251")},
 }
+
+
+@dataclass(frozen=True, slots=True)
+class PageErratum:
+    """An operand page that cannot describe the rows linking to it, and the page to read instead."""
+
+    use: str          # label of the page that describes these operands
+    reason: str
+    source: Provenance
+
+
+_GFX12_OPERANDS = "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx12_operands.rst"
+# Generator slips in the syntax pages, one entry per label, each with the line that shows it.
+PAGE_ERRATA: dict[str, PageErratum] = {
+    "amdgpu_synid_gfx12_src0_1d4114": PageErratum(
+        "amdgpu_synid_gfx12_src0_7987e4",
+        "every GFX12 VOP3 row (152, e.g. v_sad_u32) links src0 to a page describing an interpolation "
+        "attribute ('attr0.x through attr63.w'); the same rows' src1/src2 and VOP1/VOP2 src0 link to the "
+        "general 1-dword source page, which is read instead",
+        Provenance(SOURCE, _GFX12_OPERANDS, 791, "amdgpu_synid_gfx12_src0_1d4114")),
+}
+
+
+def operand_page(docs: SyntaxDocs, label: str) -> tuple[OperandPage | None, PageErratum | None]:
+    """The page describing operands that link to `label`, after PAGE_ERRATA (and the erratum applied)."""
+    fix = PAGE_ERRATA.get(label)
+    if fix and fix.use in docs.pages:
+        return docs.pages[fix.use], fix
+    return docs.pages.get(label), None
 
 
 def _ref_role(name, rawtext, text, lineno, inliner, options=None, content=None):
@@ -169,9 +196,9 @@ def _page(label: str, section: nodes.section, prov: Provenance) -> OperandPage:
             accepts = [_short(r["reftarget"]) for r in _refs(c)]
         elif not description:
             description = text
-    if not listed:  # value operands (simm32, label, hwreg): kinds named in the text
+    if not listed:  # value operands (simm32, label, hwreg) and vcc / vcc_lo: kinds named in the text
         seen = [_short(r["reftarget"]) for c in own if not isinstance(c, nodes.title) for r in _refs(c)]
-        accepts = [k for k in dict.fromkeys(seen) if k in _VALUE_KINDS]
+        accepts = [k for k in dict.fromkeys(seen) if k in KIND_NAMES]
     m = _SIZE.match(size_text)
     size_bits = (int(m.group(1)) * (1 if m.group(2) == "bits" else 32)) if m else None
     body = "\n\n".join(c.astext() for c in own if not isinstance(c, nodes.title))
