@@ -131,18 +131,21 @@ async def test_pages_are_resources(catalog_path):
 
 
 @on_loop
-async def test_decode_v_sad_u32_for_gfx1100(catalog_path):
+async def test_decode_and_encode_v_sad_u32_for_gfx1100(catalog_path):
     """gfx11_asm_vop3.s:5940: v_sad_u32 v5, v1, v2, s3 ; encoding: [0x05,0x00,0x25,0xd6,0x01,0x05,0x0e,0x00]."""
     mc = SOURCES / "llvm-project-23.1.1" / "llvm" / "test" / "MC" / "AMDGPU" / "gfx11_asm_vop3.s"
     check = mc.read_text().splitlines()[5939]
     assert "v_sad_u32 v5, v1, v2, s3" in check and "[0x05,0x00,0x25,0xd6,0x01,0x05,0x0e,0x00]" in check
     async with connect(catalog_path) as client:
         r = await client.call_tool("decode", {"hex": "05 00 25 d6 01 05 0e 00", "target": "gfx1100"})
-        try:
-            import gpuisa.codec.api  # noqa: F401
-        except ImportError:
-            assert r.is_error and "codec not available" in r.content[0].text
-            pytest.skip("the codec has not landed: decode reports 'codec not available'")
         assert not r.is_error, r.content
         [ins] = r.structured_content["instructions"]
-        assert ins["text"] == "v_sad_u32 v5, v1, v2, s3" and ins["name"] == "v_sad_u32"
+        assert ins["text"] == "v_sad_u32 v5, v1, v2, s3" and ins["name"] == "v_sad_u32" and ins["valid"]
+        r = await client.call_tool("encode", {"text": "v_sad_u32 v5, v1, v2, s3", "target": "gfx1100"})
+        assert not r.is_error, r.content
+        [enc] = r.structured_content["instructions"]
+        assert enc["bytes"] == "05 00 25 d6 01 05 0e 00"
+        r = await client.call_tool("encode", {"text": "v_sad_u32 v5, v1", "target": "gfx1100"})
+        assert r.is_error and "1:" in r.content[0].text          # the codec's line:column
+        r = await client.call_tool("decode", {"hex": "05 00 25 d6", "target": "gfx9999"})
+        assert r.is_error and "gfx9999" in r.content[0].text

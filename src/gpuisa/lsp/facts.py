@@ -16,7 +16,6 @@ from functools import lru_cache
 from gpuisa.archs import BY_KEY, TARGET_TO_ARCH, newest_first
 from gpuisa.catalog.query import Catalog
 from gpuisa.errors import GpuisaError
-from gpuisa.sources.amd_names import canonical_instruction
 
 DEFAULT_PAGES = "http://127.0.0.1:8000"
 
@@ -94,7 +93,6 @@ class Facts:
         self._local = threading.local()
         self._local.catalog = catalog
         self.pages = pages.rstrip("/")
-        self._amd_names = {n.lower() for n in catalog.names()}
         self._resolved: dict[str, str | None] = {}
         self._targets: dict[str, dict[str, dict]] = {}
         self._docs: dict[tuple[str, str | None], dict | None] = {}
@@ -117,14 +115,7 @@ class Facts:
         low = mnemonic.lower()
         if low in self._resolved:
             return self._resolved[low]
-        key: str | None = canonical_instruction(low)
-        if key.lower() not in self._amd_names:      # not a plain spelling: aliases, renames (slower)
-            try:
-                key = self.db.resolve(low)
-            except GpuisaError:
-                key = None
-        if key is not None and key.lower() not in self._amd_names:
-            key = None  # a PTX name: not an AMD instruction
+        key = self.db.key_of(low)       # the catalog's one name resolver; None for PTX names and unknowns
         self._resolved[low] = key
         return key
 

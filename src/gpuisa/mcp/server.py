@@ -21,7 +21,7 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from pydantic import BaseModel, ConfigDict, Field
 
 from gpuisa.catalog.query import Catalog
-from gpuisa.errors import GpuisaError, NotFoundError
+from gpuisa.errors import GpuisaError
 
 INSTRUCTIONS = (
     "gpuisa: exact facts about GPU instructions of AMD's native ISAs (Vega, RDNA 1-4, CDNA 1-5) and NVIDIA PTX, "
@@ -174,12 +174,11 @@ class _Tools:
 
     def equivalents(self, name: Name, arch: Arch = None) -> list[Equivalent]:
         """Cross-vendor equivalents (PTX <-> AMD) with their level and evidence; arch narrows AMD mappings."""
-        def find() -> list[dict]:
-            key = self.catalog.resolve(name)
-            amd = key.upper() in {n for n in self.catalog.names()}
-            mappings = self.catalog.equivalents(key.lower(), "amd" if amd else "nvidia")
-            if not amd and not mappings:
-                mappings = self.catalog.equivalents(name.strip().lower(), "nvidia")
+        def find() -> list:
+            found = self.catalog.resolve_name(name)
+            mappings = self.catalog.equivalents(found.key.lower(), found.vendor)
+            if found.vendor == "nvidia" and found.form and not mappings:
+                mappings = self.catalog.equivalents(found.form, "nvidia")
             if arch:
                 from gpuisa.archs import resolve_arch
 
@@ -208,10 +207,7 @@ class _Tools:
                           source=str(result["source"]), pseudocode=result["pseudocode"], outputs=outputs)
 
     def _is_amd(self, name: str) -> bool:
-        try:
-            return self.catalog.resolve(name).upper() in set(self.catalog.names())
-        except NotFoundError:
-            return False
+        return self.catalog.key_of(name) is not None
 
     def decode(self, hex: Annotated[str, Field(min_length=1, max_length=1_000_000, description="bytes `05 00 25 d6` "
                                               "or little-endian dwords `D6250005`")],
