@@ -66,8 +66,14 @@ def test_serve_no_verify_starts_no_background_work(tmp_path: Path, monkeypatch: 
 
 def test_swap_answers_each_request_from_one_app():
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     from gpuisa.commands.web import SwappableApp
+
+    def run(coro) -> None:
+        """asyncio.run on a thread of its own: the browser tests leave a running loop on the main thread."""
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, coro).result()
 
     seen: list[str] = []
 
@@ -77,9 +83,9 @@ def test_swap_answers_each_request_from_one_app():
         return call
 
     served = SwappableApp(app("unverified"))
-    asyncio.run(served({"type": "http"}, None, None))
+    run(served({"type": "http"}, None, None))
     served.swap(app("verified"))
-    asyncio.run(served({"type": "http"}, None, None))
+    run(served({"type": "http"}, None, None))
     assert seen == ["unverified", "verified"]
 
 
