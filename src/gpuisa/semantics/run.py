@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from lark import Token, Tree
 
-from gpuisa.semantics import ptx_builtins  # noqa: F401 - registers ReadByte, extractAndSignOrZeroExt_N
+from gpuisa.semantics import lowp, ptx_builtins  # noqa: F401 - register fp8_to_f32 ...; ReadByte ...
 from gpuisa.semantics.builtins import Builtins
 from gpuisa.semantics.domain_np import NumpyDomain
 from gpuisa.semantics.errors import EvalError
@@ -31,6 +31,11 @@ MACHINE_DEFAULTS: dict[str, int] = {
     "WAVE_MODE.IEEE": 1, "IEEE_MODE": 1, "WAVE_MODE.DX10_CLAMP": 0, "WAVE32": 1, "WAVE64": 0,
     "ROUND_MODE": 0, "ROUND_NEAREST_EVEN": 0, "ROUND_TOWARD_ZERO": 3,
 }
+# SDWA operand-select names the conversion pseudocode compares with (SDWA_SRC0_SEL == BYTE1.b3):
+# llvm/lib/Target/AMDGPU/VOPInstructions.td:679-687 (def SDWA, sdwa_sel). Not SDWA-encoded means BYTE0
+# (cdna3/README.md:7692), hence SDWA_SRC0_SEL's default.
+SDWA_SELECTS: dict[str, int] = {"BYTE0": 0, "BYTE1": 1, "BYTE2": 2, "BYTE3": 3, "WORD0": 4, "WORD1": 5, "DWORD": 6,
+                                "SDWA_SRC0_SEL": 0}
 WAVE64_ONLY = frozenset({"vega", "vega7", "cdna1", "cdna2", "cdna3", "cdna4", "cdna5"})
 
 
@@ -39,6 +44,8 @@ def machine_for(arch: str | None) -> dict[str, int]:
     m = dict(MACHINE_DEFAULTS)
     if arch in WAVE64_ONLY:
         m["WAVE32"], m["WAVE64"] = 0, 1
+    m.update(SDWA_SELECTS)
+    m.update(lowp.machine_state(arch))
     return m
 
 
