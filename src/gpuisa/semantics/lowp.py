@@ -52,7 +52,7 @@ FP8_FLAVOUR: dict[str, tuple[str, str]] = {
                       "BF8 E5M2 bias 16, Inf and NaN both 0x80)"),
     "cdna4": ("ocp", "amd-isa-manuals/cdna4/README.md:1983-1984 (Table 30: FP8 E4M3 bias 7, NaN 0x7F/0xFF, max 448; "
                      "BF8 E5M2 bias 15, Inf 0x7C/0xFC)"),
-    "rdna4": ("ocp", "amd-isa-manuals/rdna4/README.md:2765-2766 (FP8 ExpBias = 7; BF8 ExpBias = 15)"),
+    "rdna4": ("ocp", "amd-isa-manuals/rdna4/README.md:2769-2770 (FP8 ExpBias = 7; BF8 ExpBias = 15)"),
     "cdna5": ("ocp", "amd-isa-manuals/cdna5/README.md:2861-2864 (FP8 E4M3 bias 7; BF8 E5M2 bias 15)"),
 }
 
