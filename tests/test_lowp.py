@@ -100,10 +100,8 @@ def reference_encode(x: np.ndarray, mf: ManualFormat, *, saturate: bool, overflo
     over |= np.isinf(a)
     neg = np.signbit(x)
     max_code = codes[-2]
-    if saturate:
-        code = np.where(over, max_code, code)
-    else:
-        code = np.where(over, 0x7C if mf.has_inf else 0x7F, code)   # OCP: Inf (E5M2) or NaN (E4M3)
+    over_code = max_code if saturate else (0x7C if mf.has_inf else 0x7F)   # OCP: Inf (E5M2) or NaN (E4M3)
+    code = np.where(over, over_code, code)
     out = np.where(neg, code | 0x80, code)
     if mf.fnuz:
         out = np.where(out == 0x80, 0, out)                   # no -0: -0 and tiny negatives are +0
@@ -130,7 +128,7 @@ def test_fp8_encode_agrees_on_all_f16_inputs(name: str, saturate: bool) -> None:
     ref = reference_encode(ALL_F16, mf, saturate=saturate, overflow_after_rounding=True)
     bad = ~_same(ours, ref, fmt)
     assert not bad.any(), [(float(x), hex(int(o)), hex(int(r))) for x, o, r in
-                           zip(ALL_F16[bad][:8], ours[bad][:8], ref[bad][:8])]
+                           zip(ALL_F16[bad][:8], ours[bad][:8], ref[bad][:8], strict=True)]
     # ml_dtypes' own cast is lowp.encode without the saturation rule: equal wherever the rule does not fire
     plain = ALL_F16.astype(fmt.dtype).view(np.uint8).astype(np.uint64)
     fired = np.isinf(ALL_F16) | (np.abs(ALL_F16) > fmt.max)
