@@ -1,0 +1,272 @@
+"""Matrix instructions (MFMA, WMMA): shape and types from the name, D = A @ B + C on whole
+(batched) matrices with numpy, and the register layout: which lane and register hold each element.
+
+Accumulation order. The manuals do not give the order in which a pass adds its products
+("This instruction performs 8 passes", cdna3/README.md:10312), so results are computed exactly
+enough to be order-free: products and sums in float64 (an f16 or bf16 product is exact there and
+K <= 128 terms lose at most K*2^-53 relative), then rounded once to the output type. Hardware
+that rounds after each of the K additions in float32 can differ from that by at most
+ACCUMULATION_BOUND: gamma_(K+1) * (sum_k |a_ik b_kj| + |c_ij|), gamma_n = n*u/(1-n*u), u = 2^-24
+(Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5: recursive summation).
+
+Layouts. CDNA (wave64): A holds rows of each block with the row index fastest across lanes, then
+further K values in further lanes, and the lane's own K values packed low bits first
+(cdna3/README.md:1552-1554 lane l holds A[l/32, l%32, 0]; :1591 lanes 32-63 hold the second
+column of A; :1615 two 16-bit values per register, the second in bits 31:16); B the same with
+columns. C/D are 4 x N tiles: D[b,i,j] is in lane j + 32*((i/4) % 2) of register 16b + 4(i/8) + i%4
+(cdna3/README.md:1579-1583), generalised to N columns and blocks as 4x4x4_16B shows (:1636-1642).
+RDNA3 WMMA (wave32): lane l < 16 holds row l of A (column l of B) with its 16 K values packed two
+per register, lanes 16-31 repeat lanes 0-15 (rdna3/README.md:2611); C/D: D[i,j] in lane j + 16*(i%2)
+of register i/2 (the layout diagrams at rdna3/README.md:2625-2629 are images; the text of the
+GPUOpen note they cite, rdna3/README.md:2586, is not in the sources).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpuisa.semantics import lowp
+from gpuisa.semantics.errors import EvalError
+
+_NAME = re.compile(r"^v_(?P<fam>mfma|wmma)(?P<scale>_scale)?_(?P<out>f32|f64|i32|f16|bf16)_"
+                   r"(?P<m>\d+)x(?P<n>\d+)x(?P<k>\d+)(?:_(?P<b>\d+)b)?_?(?P<ins>[a-z0-9_]+?)(?:_1k)?$")
+
+# Input type words in names -> (element format key, bits). fp8/bf8 take the arch's flavour.
+_INPUT = {"f16": ("f16", 16), "bf16": ("bf16", 16), "f32": ("f32", 32), "xf32": ("f32", 32), "f64": ("f64", 64),
+          "i8": ("i8", 8), "iu8": ("i8", 8), "fp8": ("fp8", 8), "bf8": ("bf8", 8)}
+# CBSZ / BLGP codes of the F8F6F4 forms (cdna4/README.md:10557): format and bits per element.
+F8F6F4_CODES = {0: ("fp8", 8), 1: ("bf8", 8), 2: ("fp6", 6), 3: ("bf6", 6), 4: ("fp4", 4)}
+SCALE_BLOCK = 32   # one E8M0 scale per 32 K values (cdna4/README.md:1942)
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixShape:
+    """What an MFMA/WMMA name says: D (M x N, per block) = A (M x K) @ B (K x N) + C, types."""
+
+    name: str
+    family: str          # mfma or wmma
+    m: int
+    n: int
+    k: int
+    blocks: int
+    out: str             # f32, f64, i32, f16, bf16
+    a: str               # element format of A (f16, bf16, fp8, i8, f8f6f4 ...)
+    b: str
+    scaled: bool
+
+    @property
+    def wave(self) -> int:
+        return 64 if self.family == "mfma" else 32
+
+
+def parse_name(name: str) -> MatrixShape:
+    """v_mfma_f32_32x32x8_f16 -> MatrixShape(m=32, n=32, k=8, blocks=1, out=f32, a=b=f16)."""
+    m = _NAME.match(name.strip().lower())
+    if not m:
+        raise EvalError(f"{name} is not an MFMA/WMMA name this model reads (v_mfma_<out>_<M>x<N>x<K>[_<B>b]_<in>)")
+    ins = m.group("ins")
+    if ins == "f8f6f4":
+        a = b = "f8f6f4"
+    elif "_" in ins:
+        a, b = ins.split("_", 1)
+    else:
+        a = b = ins
+    for t in (a, b):
+        if t not in _INPUT and t != "f8f6f4":
+            raise EvalError(f"{name}: input type {t} is not modelled")
+    return MatrixShape(name.lower(), m.group("fam"), int(m.group("m")), int(m.group("n")), int(m.group("k")),
+                       int(m.group("b") or 1), m.group("out"), a, b, bool(m.group("scale")))
+
+
+_FORMULA = re.compile(r"D = A \((\d+)x(\d+)\) \* B \((\d+)x(\d+)\) \+ C \((\d+)x(\d+)\)")
+# RDNA WMMA pseudocode: eval "D0.f32(16x16) = S0.f16(16x16) * S1.f16(16x16) + S2.f32(16x16)"
+_EVAL_FORMULA = re.compile(r"D0\.(\w+)\((\d+)x(\d+)\) = S0\.(\w+)\((\d+)x(\d+)\) \* S1\.(\w+)\((\d+)x(\d+)\) "
+                           r"\+ S2\.(\w+)\((\d+)x(\d+)\)")
+
+
+def check_against_manual(shape: MatrixShape, text: str) -> list[str]:
+    """Disagreements between the name and the manual's formula: `D = A (MxK) * B (KxN) + C (MxN)` (CDNA
+    descriptions) or `D0.f32(MxN) = S0.f16(MxK) * S1.f16(KxN) + S2.f32(MxN)` (RDNA pseudocode, types too)."""
+    want = (shape.m, shape.k, shape.k, shape.n, shape.m, shape.n)
+    problems = []
+    f = _FORMULA.search(text)
+    if f and tuple(map(int, f.groups())) != want:
+        problems.append(f"manual says {f.group(0)}, the name says {shape.m}x{shape.k} * {shape.k}x{shape.n}")
+    e = _EVAL_FORMULA.search(text)
+    if e:
+        g = e.groups()
+        dims = (int(g[4]), int(g[5]), int(g[7]), int(g[8]), int(g[1]), int(g[2]))
+        if dims != want:
+            problems.append(f"manual says {e.group(0)}, the name says {shape.m}x{shape.k} * {shape.k}x{shape.n}")
+        types = (g[0], g[3], g[6])
+        if types != (shape.out, shape.a, shape.b):
+            problems.append(f"manual types D0.{g[0]} S0.{g[3]} S1.{g[6]}, the name says {shape.out} {shape.a} {shape.b}")
+    if not (f or e):
+        problems.append("the manual text has no D = A * B + C formula")
+    return problems
+
+
+def element_format(t: str, arch: str, code: int | None = None) -> tuple[str, int]:
+    """(format key, bits) of an input type on an arch: fp8 -> fp8_fnuz on cdna3, fp8_ocp elsewhere."""
+    if t == "f8f6f4":
+        fmt, bits = F8F6F4_CODES[code or 0]
+    else:
+        fmt, bits = _INPUT[t]
+    if fmt in ("fp8", "bf8"):
+        fmt = lowp.fp8_format(fmt, lowp.FP8_FLAVOUR.get(arch, ("ocp", ""))[0] == "fnuz").name
+    return fmt, bits
+
+
+def quantize(x: np.ndarray, fmt: str) -> np.ndarray:
+    """Values -> the nearest values of the element format (round to nearest even), as float64/int64."""
+    x = np.asarray(x)
+    if fmt in ("i8",):
+        xi = np.asarray(x, dtype=np.int64)
+        if ((xi < -128) | (xi > 127)).any() or not np.array_equal(xi, x):
+            raise EvalError("an i8 matrix holds integers in [-128, 127]")
+        return xi
+    if fmt == "f16":
+        return x.astype(np.float16).astype(np.float64)
+    if fmt in ("f32", "f64"):
+        return x.astype(np.float32 if fmt == "f32" else np.float64).astype(np.float64)
+    return x.astype(np.float32).astype(lowp.FORMATS[fmt].dtype).astype(np.float64)
+
+
+def _blocked(x: np.ndarray, blocks: int, rows: int, cols: int, what: str) -> np.ndarray:
+    x = np.asarray(x)
+    if blocks == 1 and x.shape[-2:] == (rows, cols) and (x.ndim == 2 or x.shape[-3:-2] != (1,)):
+        x = x[..., None, :, :]
+    if x.shape[-3:] != (blocks, rows, cols):
+        want = f"{rows}x{cols}" if blocks == 1 else f"{blocks}x{rows}x{cols}"
+        raise EvalError(f"{what} must be {want} (got {'x'.join(map(str, x.shape))})")
+    return x
+
+
+def multiply(shape: MatrixShape, a: np.ndarray, b: np.ndarray, c: np.ndarray, *, arch: str,
+             a_code: int | None = None, b_code: int | None = None,
+             scale_a: np.ndarray | None = None, scale_b: np.ndarray | None = None) -> np.ndarray:
+    """D = A @ B + C per block, batched over leading axes; inputs rounded to the instruction's types.
+
+    scale_a (M x K/32) and scale_b (K/32 x N) are E8M0 codes: each multiplies its 32 K values by
+    2^(code-127) (cdna4/README.md:1944)."""
+    fa, _ = element_format(shape.a, arch, a_code)
+    fb, _ = element_format(shape.b, arch, b_code)
+    A = quantize(_blocked(a, shape.blocks, shape.m, shape.k, "A"), fa)
+    B = quantize(_blocked(b, shape.blocks, shape.k, shape.n, "B"), fb)
+    C = _blocked(c, shape.blocks, shape.m, shape.n, "C")
+    if shape.scaled:
+        A = A * np.repeat(_scale(scale_a, (shape.m, shape.k // SCALE_BLOCK), "scale_a"), SCALE_BLOCK, axis=-1)[..., None, :, :]
+        B = B * np.repeat(_scale(scale_b, (shape.k // SCALE_BLOCK, shape.n), "scale_b"), SCALE_BLOCK, axis=-2)[..., None, :, :]
+    if shape.out == "i32":
+        d = np.matmul(A.astype(np.int64), B.astype(np.int64)) + np.asarray(C, dtype=np.int64)
+        d = ((d + (1 << 31)) % (1 << 32)) - (1 << 31)
+        return d.astype(np.int32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = np.matmul(A, B) + quantize(C, "f32" if shape.out == "f32" else shape.out)
+    out = {"f32": np.float32, "f64": np.float64, "f16": np.float16}.get(shape.out)
+    if out is None:
+        return d.astype(np.float32).astype(lowp.FORMATS["bf16"].dtype)
+    return d.astype(out)
+
+
+def _scale(s: np.ndarray | None, want: tuple[int, int], what: str) -> np.ndarray:
+    if s is None:
+        return np.ones(want)
+    s = np.asarray(s)
+    if s.shape[-2:] != want or not np.issubdtype(s.dtype, np.integer) or ((s < 0) | (s > 255)).any():
+        raise EvalError(f"{what} must be {want[0]}x{want[1]} E8M0 codes (integers 0-255)")
+    return lowp.decode(s, lowp.FORMATS["e8m0"]).astype(np.float64)
+
+
+def accumulation_bound(shape: MatrixShape, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Per-element bound on |hardware - multiply()| for float32 output (module docstring)."""
+    u = 2.0 ** -24
+    n = shape.k + 1
+    gamma = n * u / (1 - n * u)
+    mag = np.matmul(np.abs(np.asarray(a, dtype=np.float64)), np.abs(np.asarray(b, dtype=np.float64)))
+    return gamma * (mag + np.abs(np.asarray(c, dtype=np.float64))) + u * np.abs(np.asarray(c, dtype=np.float64))
+
+
+# ------------------------------------------------------------------ register layouts
+
+
+def layout(shape: MatrixShape, operand: str, bits: int) -> np.ndarray:
+    """For every element (block, row, col) of `operand` (A, B, C or D): (lane, register, bit offset)."""
+    if operand in ("A", "B"):
+        rows, cols = (shape.m, shape.k) if operand == "A" else (shape.k, shape.n)
+        bi, ri, ci = np.meshgrid(np.arange(shape.blocks), np.arange(rows), np.arange(cols), indexing="ij")
+        mn, k = (ri, ci) if operand == "A" else (ci, ri)      # the M (or N) index and the K index
+        size = shape.m if operand == "A" else shape.n
+        if shape.family == "wmma":
+            lane, slot = mn, k
+        else:
+            per_lane = size * shape.k * shape.blocks // shape.wave
+            lane = mn + size * bi + size * shape.blocks * (k // per_lane)
+            slot = k % per_lane
+        reg, bit = (slot * bits) // 32, (slot * bits) % 32
+    elif operand in ("C", "D"):
+        bi, ri, ci = np.meshgrid(np.arange(shape.blocks), np.arange(shape.m), np.arange(shape.n), indexing="ij")
+        if shape.family == "wmma":
+            lane, reg = ci + 16 * (ri % 2), ri // 2
+        else:
+            tiles = shape.wave // shape.n                     # 4 x N tiles side by side in one register group
+            t = bi * (shape.m // 4) + ri // 4
+            lane, reg = ci + shape.n * (t % tiles), 4 * (t // tiles) + ri % 4
+        bit = np.zeros_like(reg)
+        if bits != 32:
+            raise EvalError(f"{shape.name}: {bits}-bit C/D registers are not modelled")
+    else:
+        raise EvalError(f"no matrix operand {operand}")
+    return np.stack([lane, reg, bit], axis=-1)
+
+
+def to_registers(shape: MatrixShape, operand: str, raw: np.ndarray, bits: int) -> np.ndarray:
+    """Raw element encodings (blocks x rows x cols) -> registers (regs x lanes) of uint32.
+
+    WMMA A/B lanes 16-31 repeat lanes 0-15 (rdna3/README.md:2611)."""
+    lay = layout(shape, operand, bits)
+    raw = np.asarray(raw, dtype=np.uint64).reshape(lay.shape[:-1])
+    nregs = int(lay[..., 1].max()) + 1
+    regs = np.zeros((nregs, shape.wave), dtype=np.uint64)
+    mask = np.uint64((1 << bits) - 1)
+    np.bitwise_or.at(regs, (lay[..., 1].ravel(), lay[..., 0].ravel()),
+                     (raw.ravel() & mask) << lay[..., 2].ravel().astype(np.uint64))
+    if shape.family == "wmma" and operand in ("A", "B"):
+        regs[:, 16:32] = regs[:, 0:16]
+    return regs.astype(np.uint32)
+
+
+def from_registers(shape: MatrixShape, operand: str, regs: np.ndarray, bits: int) -> np.ndarray:
+    """Registers (regs x lanes) -> raw element encodings (blocks x rows x cols)."""
+    lay = layout(shape, operand, bits)
+    words = np.asarray(regs, dtype=np.uint64)[lay[..., 1], lay[..., 0]]
+    return (words >> lay[..., 2].astype(np.uint64)) & np.uint64((1 << bits) - 1)
+
+
+def encode_elements(x: np.ndarray, fmt: str) -> np.ndarray:
+    """Element values -> raw encodings (uint64) of the format (f16, bf16, f32, i8, fp8_ocp ...)."""
+    x = np.asarray(x)
+    if fmt == "f16":
+        return x.astype(np.float16).view(np.uint16).astype(np.uint64)
+    if fmt == "f32":
+        return x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    if fmt == "i8":
+        return x.astype(np.int64).astype(np.uint8).astype(np.uint64)
+    f = lowp.FORMATS[fmt]
+    if f.bits < 8:
+        return x.astype(np.float32).astype(f.dtype).view(np.uint8).astype(np.uint64) & np.uint64((1 << f.bits) - 1)
+    return lowp.encode(x.astype(np.float32), f)
+
+
+def decode_elements(raw: np.ndarray, fmt: str) -> np.ndarray:
+    raw = np.asarray(raw, dtype=np.uint64)
+    if fmt == "f16":
+        return raw.astype(np.uint16).view(np.float16).astype(np.float64)
+    if fmt == "f32":
+        return raw.astype(np.uint32).view(np.float32).astype(np.float64)
+    if fmt == "i8":
+        return raw.astype(np.uint8).view(np.int8).astype(np.int64)
+    return lowp.decode(raw, lowp.FORMATS[fmt]).astype(np.float64)

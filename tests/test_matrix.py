@@ -1,0 +1,166 @@
+"""MFMA/WMMA semantics: every register-layout cell the cdna3 manual's MFMA examples print, the shape
+against each manual's D = A (MxK) * B (KxN) + C line, D = A @ B + C within the stated accumulation
+bound, and the lane-layout round trip (hypothesis)."""
+
+from __future__ import annotations
+
+import re
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpuisa.semantics import lowp
+from gpuisa.semantics import matrix as mx
+from tests.conftest import MANUALS, TEXTS, manual_line
+
+_SECTION = re.compile(r"^#+ \*\*7\.1\.3\.\d+\. (V\\_MFMA\\_\S+)\*\*")
+_CELL = re.compile(r"([ABD])\[(\d+),(\d+),(\d+)\]")
+_REG = re.compile(r"Register (\d+)(?:\[(\d+):(\d+)\])?")
+
+
+def manual_layout_cells() -> list[tuple[str, str, int, tuple[int, int, int], tuple[int, int, int], int]]:
+    """(instruction, operand, line, (b, i, j), (lane, reg, bit), bits) for every cell of the cdna3 MFMA example tables."""
+    lines = (MANUALS / "cdna3" / "README.md").read_text(encoding="utf-8").splitlines()
+    out = []
+    name, lanes = None, None
+    for no, line in enumerate(lines[1540:1645], 1541):
+        if m := _SECTION.match(line):
+            name = m.group(1).replace("\\", "").lower()
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) > 1 and cells[1].startswith("Lane"):
+            lanes = [int(c.split()[1]) for c in cells[1:]]
+            continue
+        r = _REG.fullmatch(cells[0]) if cells else None
+        if not (name and lanes and r):
+            continue
+        reg, bit = int(r.group(1)), int(r.group(3) or 0)
+        for lane, cell in zip(lanes, cells[1:], strict=True):
+            c = _CELL.fullmatch(cell)
+            if c:
+                bits = 16 if "f16" in name and c.group(1) != "D" else 32
+                out.append((name, c.group(1), no, tuple(map(int, c.group(2, 3, 4))), (lane, reg, bit), bits))
+    return out
+
+
+def test_every_manual_layout_cell() -> None:
+    cells = manual_layout_cells()
+    names = {c[0] for c in cells}
+    assert names == {"v_mfma_f32_32x32x1_2b_f32", "v_mfma_f32_32x32x2_f32", "v_mfma_f32_4x4x4_16b_f16"}
+    assert len(cells) > 60
+    for name, operand, line, (b, i, j), want, bits in cells:
+        shape = mx.parse_name(name)
+        got = tuple(int(v) for v in mx.layout(shape, operand, bits)[b, i, j])
+        assert got == want, f"cdna3/README.md:{line}: {operand}[{b},{i},{j}] of {name}"
+
+
+def test_manual_formula_for_32x32_output() -> None:
+    assert "l = j + 32 * ((i/4) % 2)" in manual_line("cdna3", 1579)
+    assert "r = 16b + 4(i / 8) + (i % 4)" in manual_line("cdna3", 1583)
+    shape = mx.parse_name("v_mfma_f32_32x32x1_2b_f32")
+    lay = mx.layout(shape, "D", 32)
+    b, i, j = np.meshgrid(np.arange(2), np.arange(32), np.arange(32), indexing="ij")
+    assert (lay[..., 0] == j + 32 * ((i // 4) % 2)).all()
+    assert (lay[..., 1] == 16 * b + 4 * (i // 8) + i % 4).all()
+
+
+@pytest.mark.parametrize(("arch", "name"), [("cdna3", "v_mfma_f32_32x32x8_f16"), ("rdna3", "v_wmma_f32_16x16x16_f16"),
+                                            ("cdna4", "v_mfma_f32_16x16x128_f8f6f4"),
+                                            ("cdna3", "v_mfma_f32_16x16x32_bf8_fp8"),
+                                            ("cdna3", "v_mfma_i32_32x32x16_i8")])
+def test_shape_agrees_with_the_manual(arch: str, name: str) -> None:
+    doc = TEXTS.instruction_docs(arch)[name.upper()][0]
+    problems = mx.check_against_manual(mx.parse_name(name), f"{doc.description}\n{doc.pseudocode}")
+    assert problems == []
+    # a wrong name is caught
+    wrong = mx.parse_name(name.replace("_16x16x", "_16x16x2").replace("_32x32x", "_32x32x2"))
+    assert mx.check_against_manual(wrong, f"{doc.description}\n{doc.pseudocode}") != []
+
+
+def _layout_premise() -> None:
+    assert "lanes 0-15 data are replicated into lanes 16-31" in manual_line("rdna3", 2611)
+    assert "second of those values in the upper bits (16—31)" in manual_line("cdna3", 1615)
+
+
+@pytest.mark.parametrize(("arch", "name", "fmt"), [("cdna3", "v_mfma_f32_32x32x8_f16", "f16"),
+                                                   ("rdna3", "v_wmma_f32_16x16x16_f16", "f16"),
+                                                   ("cdna4", "v_mfma_scale_f32_16x16x128_f8f6f4", "fp8_ocp")])
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_lane_layout_round_trip(arch: str, name: str, fmt: str, seed: int) -> None:
+    """matrices -> registers -> matrices is the identity for A, B and C/D; no two elements share bits."""
+    _layout_premise()
+    shape = mx.parse_name(name)
+    rng = np.random.default_rng(seed)
+    bits = lowp.FORMATS[fmt].bits if fmt in lowp.FORMATS else 16
+    for op, (r, c), b in (("A", (shape.m, shape.k), bits), ("B", (shape.k, shape.n), bits), ("D", (shape.m, shape.n), 32)):
+        raw = rng.integers(0, 1 << b, size=(shape.blocks, r, c), dtype=np.uint64)
+        regs = mx.to_registers(shape, op, raw, b)
+        assert regs.shape[1] == shape.wave
+        assert (mx.from_registers(shape, op, regs, b) == raw).all()
+        lay = mx.layout(shape, op, b).reshape(-1, 3)
+        assert len({tuple(x) for x in lay}) == len(lay)          # one place per element
+
+
+def _bound_check(shape: mx.MatrixShape, a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> float:
+    ref = np.matmul(a.astype(np.float32).astype(np.float64), b.astype(np.float32).astype(np.float64)) + c
+    err = np.abs(d.astype(np.float64) - ref)
+    bound = mx.accumulation_bound(shape, a, b, c)
+    assert (err <= bound).all()
+    return float((err / np.maximum(bound, 1e-300)).max())
+
+
+def test_mfma_32x32x8_f16_equals_float32_matmul_within_bound() -> None:
+    shape = mx.parse_name("v_mfma_f32_32x32x8_f16")
+    rng = np.random.default_rng(14)
+    a = rng.standard_normal((500, 32, 8)).astype(np.float16)
+    b = rng.standard_normal((500, 8, 32)).astype(np.float16)
+    c = rng.standard_normal((500, 32, 32)).astype(np.float32)
+    d = mx.multiply(shape, a, b, c, arch="cdna3")[:, 0]
+    assert d.dtype == np.float32 and d.shape == (500, 32, 32)
+    _bound_check(shape, a, b, c, d)
+
+
+def test_wmma_16x16x16_f16_equals_float32_matmul_within_bound() -> None:
+    shape = mx.parse_name("v_wmma_f32_16x16x16_f16")
+    rng = np.random.default_rng(15)
+    a = rng.standard_normal((200, 16, 16)).astype(np.float16)
+    b = rng.standard_normal((200, 16, 16)).astype(np.float16)
+    c = rng.standard_normal((200, 16, 16)).astype(np.float32)
+    _bound_check(shape, a, b, c, mx.multiply(shape, a, b, c, arch="rdna3")[:, 0])
+
+
+def test_scaled_mfma_applies_e8m0_per_32_k_values() -> None:
+    """Each 32 K values of a row of A (column of B) is multiplied by 2^(scale-127) (cdna4/README.md:1942-1944)."""
+    assert "block size is 32" in manual_line("cdna4", 1942) and "bias 127" in manual_line("cdna4", 1944)
+    shape = mx.parse_name("v_mfma_scale_f32_16x16x128_f8f6f4")
+    rng = np.random.default_rng(16)
+    fp8 = ml_dtypes.float8_e4m3fn
+    a = rng.standard_normal((16, 128)).astype(fp8).astype(np.float32)
+    b = rng.standard_normal((128, 16)).astype(fp8).astype(np.float32)
+    c = rng.standard_normal((16, 16)).astype(np.float32)
+    sa = rng.integers(120, 134, size=(16, 4))
+    sb = rng.integers(120, 134, size=(4, 16))
+    d = mx.multiply(shape, a, b, c, arch="cdna4", scale_a=sa, scale_b=sb)[0]
+    a_s = a * np.exp2(np.repeat(sa - 127, 32, axis=1))
+    b_s = b * np.exp2(np.repeat(sb - 127, 32, axis=0))
+    _bound_check(shape, a_s, b_s, c, d)
+    unscaled = mx.multiply(shape, a, b, c, arch="cdna4")[0]
+    assert not np.allclose(d, unscaled)
+
+
+def test_fp8_matrix_inputs_take_the_arch_flavour() -> None:
+    """The same bits are different numbers on cdna3 (FNUZ) and cdna4 (OCP): element_format says which."""
+    assert mx.element_format("fp8", "cdna3") == ("fp8_fnuz", 8)
+    assert mx.element_format("fp8", "cdna4") == ("fp8_ocp", 8)
+    assert mx.element_format("f8f6f4", "cdna4", 4) == ("fp4", 4)
+
+
+def test_bad_matrix_shape_is_one_clear_error() -> None:
+    from gpuisa.semantics.errors import EvalError
+
+    shape = mx.parse_name("v_mfma_f32_32x32x8_f16")
+    with pytest.raises(EvalError, match="A must be 32x8"):
+        mx.multiply(shape, np.zeros((8, 32)), np.zeros((8, 32)), np.zeros((32, 32)), arch="cdna3")
