@@ -4,6 +4,7 @@ bound, and the lane-layout round trip (hypothesis)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import ml_dtypes
@@ -164,3 +165,59 @@ def test_bad_matrix_shape_is_one_clear_error() -> None:
     shape = mx.parse_name("v_mfma_f32_32x32x8_f16")
     with pytest.raises(EvalError, match="A must be 32x8"):
         mx.multiply(shape, np.zeros((8, 32)), np.zeros((8, 32)), np.zeros((32, 32)), arch="cdna3")
+
+
+def test_eval_matrix_reads_npy_and_json(tmp_path) -> None:
+    """The command's evaluator on files: D from .npy/.json inputs, and the register view of the same data."""
+    from gpuisa.commands.eval_matrix import eval_matrix
+
+    rng = np.random.default_rng(17)
+    a, b = rng.standard_normal((32, 8)).astype(np.float16), rng.standard_normal((8, 32)).astype(np.float16)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    (tmp_path / "c.json").write_text(json.dumps(np.ones((32, 32)).tolist()))
+    pairs = [f"A={tmp_path / 'a.npy'}", f"B={tmp_path / 'b.npy'}", f"C={tmp_path / 'c.json'}"]
+    out = eval_matrix("v_mfma_f32_32x32x8_f16", "cdna3", pairs, TEXTS, lanes=False)
+    assert out["manual_disagrees"] == [] and out["source"].startswith("amd-isa-manuals/cdna3/README.md:")
+    d = np.array(out["D"])
+    shape = mx.parse_name("v_mfma_f32_32x32x8_f16")
+    _bound_check(shape, a, b, np.ones((32, 32)), d)
+    view = eval_matrix("v_mfma_f32_32x32x8_f16", "cdna3", pairs, TEXTS, lanes=True)["lanes"]
+    assert [len(view[k]) for k in "ABCD"] == [2, 2, 16, 16] and all(len(r) == 64 for r in view["D"])
+    # D[0,4,0] sits in lane 32 of register 0 (cdna3/README.md:1579-1583)
+    assert np.float32(d[4, 0]).view(np.uint32) == int(view["D"][0][32], 16)
+
+
+def test_eval_matrix_bad_input_is_one_error(tmp_path) -> None:
+    from gpuisa.commands.eval_matrix import eval_matrix
+    from gpuisa.errors import GpuisaError
+
+    (tmp_path / "bad.json").write_text("{not json")
+    for pairs, msg in ((["A=/nonexistent.npy", "B=x", "C=y"], "no such file"),
+                       ([f"A={tmp_path / 'bad.json'}", "B=x", "C=y"], "not a readable"),
+                       (["A=x"], "needs B, C"), (["Q=1"], "unknown operand Q")):
+        with pytest.raises(GpuisaError, match=msg):
+            eval_matrix("v_mfma_f32_32x32x8_f16", "cdna3", pairs, TEXTS, lanes=False)
+    with pytest.raises(GpuisaError, match="not an instruction of rdna3"):
+        eval_matrix("v_mfma_f32_32x32x8_f16", "rdna3", [], TEXTS, lanes=False)
+
+
+def test_cli_eval_matrix(catalog_path, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    np.save(tmp_path / "a.npy", np.eye(16, dtype=np.float16))
+    np.save(tmp_path / "b.npy", np.arange(256, dtype=np.float16).reshape(16, 16))
+    np.save(tmp_path / "c.npy", np.zeros((16, 16), np.float32))
+    cmd = [sys.executable, "-c", "from gpuisa.cli import main; main()", "eval", "v_wmma_f32_16x16x16_f16", "--arch",
+           "rdna3", f"A={tmp_path / 'a.npy'}", f"B={tmp_path / 'b.npy'}", f"C={tmp_path / 'c.npy'}", "--json",
+           "--catalog", str(catalog_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["D"] == np.arange(256).reshape(16, 16).tolist()    # I @ B + 0 = B
+    r = subprocess.run([*cmd[:-3], "--lanes", "--catalog", str(catalog_path)], capture_output=True, text=True,
+                       timeout=120, check=False)
+    assert r.returncode == 0 and "v7" in r.stdout and "lane" in r.stdout
+    r = subprocess.run([*cmd[:5], "v_wmma_f32_16x16x16_f16", "--arch", "rdna3", "A=/nope.npy", "B=x", "C=y",
+                        "--catalog", str(catalog_path)], capture_output=True, text=True, timeout=120, check=False)
+    assert r.returncode == 2 and r.stderr.startswith("gpuisa: error:") and "Traceback" not in r.stderr

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from gpuisa.archs import ARCHS
+from gpuisa.archs import ARCHS, resolve_arch
 from gpuisa.commands.amd import CatalogOpt, open_catalog
 from gpuisa.errors import GpuisaError
 
@@ -40,12 +40,30 @@ def register(app: typer.Typer) -> None:
         form: Annotated[str | None, typer.Option("--form", "-f", help="PTX form, e.g. clmad.lo.u64")] = None,
         catalog: CatalogOpt = None,
         as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+        lanes: Annotated[bool, typer.Option("--lanes", help="matrix instructions: show the register view")] = False,
     ) -> None:
         """Evaluate the manual's pseudocode: gpuisa eval v_sad_u32 --arch rdna3 S0=5 S1=3 S2=10.
 
         Names resolve as in `gpuisa show` (LLVM suffixes, old names, PTX forms); the text comes from the catalog."""
+        from gpuisa.commands.eval_matrix import eval_matrix, is_matrix_name
         from gpuisa.semantics.api import eval_amd, eval_ptx, parse_assignments  # heavy: lark and numpy
 
+        if is_matrix_name(name):   # MFMA/WMMA: whole matrices from files (A=a.npy), not register values
+            cat = open_catalog(catalog)
+            result = eval_matrix(name, resolve_arch(arch or "cdna3").key, list(operands or []), cat, lanes=lanes)
+            if as_json:
+                typer.echo(json.dumps(result, indent=2))
+                return
+            typer.echo(f"{result['name']} on {result['arch']} ({result['source']})")
+            for k, v in result["shape"].items():
+                typer.echo(f"  {k}: {v}")
+            for p in result["manual_disagrees"]:
+                typer.echo(f"  manual: {p}")
+            for op, grid in (result.get("lanes") or {"D": result["D"]}).items():
+                typer.echo(f"{op}:" + (" (register x lane)" if lanes else ""))
+                for i, row in enumerate(grid):
+                    typer.echo(f"  {('v' + str(i)) if lanes else ''} " + " ".join(str(x) for x in row))
+            return
         inputs = parse_assignments(list(operands or []))
         cat = open_catalog(catalog)
         vend = (vendor or "").lower()

@@ -62,6 +62,11 @@ class MatrixShape:
         return 64 if self.family == "mfma" else 32
 
 
+def is_matrix_name(name: str) -> bool:
+    """True for the MFMA/WMMA names parse_name reads."""
+    return bool(_NAME.match(name.strip().lower()))
+
+
 def parse_name(name: str) -> MatrixShape:
     """v_mfma_f32_32x32x8_f16 -> MatrixShape(m=32, n=32, k=8, blocks=1, out=f32, a=b=f16)."""
     m = _NAME.match(name.strip().lower())
