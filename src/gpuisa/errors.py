@@ -33,3 +33,18 @@ class NotFoundError(GpuisaError):
 
 class CatalogError(GpuisaError):
     """The catalog is missing, of another schema version, or damaged."""
+
+
+class BudgetError(GpuisaError):
+    """A request or input over one of gpuisa's size or time budgets (gpuisa.limits).
+
+    `busy` is True when the work was stopped for time (the web answers 503: try again later or
+    narrow it), False when the input itself is too large (400).
+    """
+
+    def __init__(self, message: str, busy: bool = False) -> None:
+        super().__init__(message)
+        self.busy = busy
+
+    def __reduce__(self):
+        return (BudgetError, (str(self), self.busy))

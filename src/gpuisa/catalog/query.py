@@ -5,9 +5,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sqlite3
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from gpuisa.archs import BY_KEY, resolve_arch
@@ -29,7 +32,8 @@ from gpuisa.catalog.ptx_store import ptx_form_text, ptx_forms_of, ptx_index, ptx
 from gpuisa.catalog.schema import SCHEMA_VERSION
 from gpuisa.catalog.search_terms import concepts_for, name_variants, squash
 from gpuisa.catalog.table_cells import split_cell
-from gpuisa.errors import CatalogError, GpuisaError, NotFoundError
+from gpuisa.errors import BudgetError, CatalogError, GpuisaError, NotFoundError
+from gpuisa.limits import MAX_QUERY_CHARS, MAX_QUERY_TERMS, SEARCH_SECONDS
 from gpuisa.model import Encoding, Field, InstructionDoc, Provenance
 from gpuisa.model_ptx import PtxFormText
 
@@ -389,6 +393,29 @@ class Catalog:
         query = text.strip()
         if not query:
             raise GpuisaError("empty search text")
+        if len(query) > MAX_QUERY_CHARS:
+            raise BudgetError(f"search text is {len(query)} characters long; at most {MAX_QUERY_CHARS} are accepted")
+        terms = [t for t in _FTS_SAFE.split(query) if t]
+        if len(terms) > MAX_QUERY_TERMS:
+            raise BudgetError(f"search text has {len(terms)} words; at most {MAX_QUERY_TERMS} are accepted")
+        with self.time_budget(SEARCH_SECONDS, f"search for {query[:40]!r}"):
+            return self._search(query, terms, arch, limit)
+
+    @contextlib.contextmanager
+    def time_budget(self, seconds: float, what: str) -> Iterator[None]:
+        """Stop the SQLite work inside after `seconds` (a BudgetError with busy=True): one search cannot hold a worker."""
+        deadline = time.monotonic() + seconds
+        self.conn.set_progress_handler(lambda: time.monotonic() > deadline, 20_000)
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            if time.monotonic() > deadline and "interrupt" in str(exc):
+                raise BudgetError(f"{what} took longer than its {seconds:g} s budget; narrow it", busy=True) from None
+            raise
+        finally:
+            self.conn.set_progress_handler(None, 0)
+
+    def _search(self, query: str, terms: list[str], arch: str | None, limit: int) -> list[SearchHit]:
         arch_key = None if not arch else "ptx" if arch.strip().lower() in ("ptx", "nvidia") else resolve_arch(arch).key
         lowered = names.normalise(query).lower()
         variants = name_variants(query)
@@ -421,7 +448,6 @@ class Catalog:
                 pattern = "%" + part.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
                 add(self.conn.execute(base + " WHERE name LIKE ? ESCAPE '\\' ORDER BY length(name), name LIMIT ?",
                                       (pattern, limit * 4)), "name contains")
-        terms = [t for t in _FTS_SAFE.split(query) if t]
         phrases = [terms, [squash(query)]] if len(terms) > 1 and squash(query) else [terms]
         for words in phrases:
             if len(results) < limit and words:
@@ -430,6 +456,8 @@ class Catalog:
                     add(self.conn.execute(base + " WHERE search_fts MATCH ? ORDER BY bm25(search_fts, 10.0, 0, 0, 5.0, 1.0)"
                                           " LIMIT ?", (fts, limit * 4)), "text")
                 except sqlite3.OperationalError as exc:
+                    if "interrupt" in str(exc):   # the time budget stopped it (see time_budget)
+                        raise
                     raise GpuisaError(f"cannot search for {query!r}: {exc}") from None
         return [SearchHit.model_validate(r) for r in results.values()]
 

@@ -10,6 +10,7 @@ import typer
 
 from gpuisa import paths
 from gpuisa.catalog.query import Catalog
+from gpuisa.commands.checks import output_file
 from gpuisa.commands.render import build_with_progress, print_archs, print_diff, print_instruction
 
 SourcesOpt = Annotated[Path | None, typer.Option(
@@ -32,12 +33,13 @@ def register(app: typer.Typer) -> None:
 
 
 def build(sources: SourcesOpt = None, catalog: CatalogOpt = None,
-          jobs: Annotated[int, typer.Option(help="Worker processes for reading sources.")] = 2,
+          jobs: Annotated[int, typer.Option(help="Worker processes for reading sources.", min=1, max=64)] = 2,
           verify: Annotated[bool, typer.Option("--verify/--no-verify",
                                                help="Check with the real tools (newest llvm-mc and ptxas found; cached).")]
           = True) -> None:
     """Build the catalog from the vendor sources (atomic: a failed build keeps the old catalog)."""
-    build_with_progress(sources or paths.default_sources(), catalog or paths.default_catalog(), jobs, verify)
+    target = output_file(catalog or paths.default_catalog(), "catalog")
+    build_with_progress(sources or paths.default_sources(), target, jobs, verify)
 
 
 def archs(catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:
@@ -62,7 +64,7 @@ def show(name: Annotated[str, typer.Argument(help="Instruction, e.g. v_sad_u32, 
 
 def search(text: Annotated[str, typer.Argument(help="Name or words to find")],
            arch: Annotated[str | None, typer.Option("--arch")] = None,
-           limit: Annotated[int, typer.Option("--limit")] = 20,
+           limit: Annotated[int, typer.Option("--limit", help="At most this many results (1-500).")] = 20,
            catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:
     """Search instruction names and descriptions (exact names first)."""
     rows = open_catalog(catalog).search(text, arch, limit)

@@ -8,6 +8,7 @@ real tools in a background process, and then swaps the served app to the verifie
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -19,7 +20,9 @@ import typer
 
 from gpuisa import paths
 from gpuisa.commands.amd import CatalogOpt, SourcesOpt
+from gpuisa.commands.checks import output_dir, output_file
 from gpuisa.commands.render import build_with_progress, console
+from gpuisa.errors import GpuisaError
 
 
 def register(app: typer.Typer) -> None:
@@ -32,6 +35,7 @@ def _ensure_catalog(catalog: Path | None, sources: Path | None, pending: bool = 
     tool verification: fast; `pending` marks it as one that a verified build will replace)."""
     path = catalog or paths.default_catalog()
     if not path.is_file():
+        output_file(path, "catalog")
         console.print(f"No catalog at {path}; building it from the sources first (verification follows).")
         build_with_progress(sources or paths.default_sources(), path, jobs=2, verify=False, pending=pending)
     return path
@@ -61,7 +65,8 @@ class SwappableApp:
         await self.current(scope, receive, send)
 
 
-def _verify_in_background(path: Path, sources: Path, served: SwappableApp, cache_size: int) -> threading.Thread:
+def _verify_in_background(path: Path, sources: Path, served: SwappableApp, cache_size: int,
+                          origin: str = "") -> threading.Thread:
     """Build the verified catalog in another process (the server keeps its CPU time for answers),
     then open it and swap it in. The build replaces `path` atomically; its log goes beside it."""
     from gpuisa.commands.render import console
@@ -77,7 +82,7 @@ def _verify_in_background(path: Path, sources: Path, served: SwappableApp, cache
             console.print(f"gpuisa: background verification failed (exit {rc}); still serving the unverified "
                           f"catalog; see {log}")
             return
-        served.swap(create_app(path, cache_size=cache_size))
+        served.swap(create_app(path, cache_size=cache_size, origin=origin))
         console.print(f"gpuisa: verification done; now serving the verified catalog ({log})")
 
     thread = threading.Thread(target=run, name="gpuisa-verify", daemon=True)
@@ -90,30 +95,39 @@ def serve(host: Annotated[str, typer.Option(help="Address to listen on.")] = "12
           catalog: CatalogOpt = None, sources: SourcesOpt = None,
           cache: Annotated[int, typer.Option(help="Rendered pages kept in memory.", min=0)] = 4096,
           verify: Annotated[bool, typer.Option("--verify/--no-verify", help="Verify with llvm-mc and ptxas in the "
-                                               "background when the catalog is not yet verified.")] = True) -> None:
+                                               "background when the catalog is not yet verified.")] = True,
+          origin: Annotated[str, typer.Option(
+              help="scheme://host[:port] that redirects name (default: none, redirects are relative paths; "
+                   "the request's Host header is never used).")] = "") -> None:
     """Serve the web reference and JSON API (builds the catalog first when there is none; verifies in the background)."""
+    if origin and not re.fullmatch(r"https?://[A-Za-z0-9.\-\[\]:]+(:\d{1,5})?/?", origin):
+        raise GpuisaError(f"--origin {origin!r} is not scheme://host[:port]")
     path = _ensure_catalog(catalog, sources, pending=verify)
     import uvicorn  # heavy: only for `serve`
 
     from gpuisa.web.app import create_app  # heavy: fastapi and jinja2
 
-    app = SwappableApp(create_app(path, cache_size=cache))
+    app = SwappableApp(create_app(path, cache_size=cache, origin=origin))
     if verify and any(t.get("state") == "pending" for t in verification_state(path).values()):
         print("gpuisa: verifying with llvm-mc and ptxas in the background; pages say so until the verified "
               "catalog replaces this one")
-        _verify_in_background(path, sources or paths.default_sources(), app, cache)
+        _verify_in_background(path, sources or paths.default_sources(), app, cache, origin)
     import gc
 
     gc.collect()
     gc.freeze()  # the catalog indexes live for the whole run: keep them out of every later GC pass (shorter pauses)
     print(f"gpuisa: serving {path} at http://{host}:{port}/ (API: /api/, OpenAPI: /openapi.json); Ctrl-C stops")
-    uvicorn.run(app, host=host, port=port, access_log=False, log_level="warning", server_header=False)
+    # uvicorn.Server, not uvicorn.run: run() swallows the Ctrl-C that Server re-raises after a graceful
+    # shutdown, and the CLI must report it (exit 130) so `gpuisa serve && next` does not go on.
+    config = uvicorn.Config(app, host=host, port=port, access_log=False, log_level="warning", server_header=False)
+    uvicorn.Server(config).run()
 
 
 def site(out: Annotated[Path, typer.Option("--out", help="Folder to write the static site into.")],
          catalog: CatalogOpt = None, sources: SourcesOpt = None,
          jobs: Annotated[int, typer.Option(help="Worker processes for instruction pages.", min=1)] = 2) -> None:
     """Export every page as static HTML with relative links (works from file:// or any static server)."""
+    output_dir(out, "output folder")
     path = _ensure_catalog(catalog, sources)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
