@@ -30,21 +30,30 @@ def test_serve_builds_a_missing_catalog_then_serves(tmp_path: Path, monkeypatch:
     from gpuisa.commands import web
     from gpuisa.web.app import CachedApp
 
-    calls: list[tuple[object, dict]] = []
+    calls: list[uvicorn.Config] = []
     background: list[tuple] = []
-    monkeypatch.setattr(uvicorn, "run", lambda a, **kw: calls.append((a, kw)))
+
+    class Server:   # records what `gpuisa serve` would run instead of listening
+        def __init__(self, config: uvicorn.Config) -> None:
+            calls.append(config)
+
+        def run(self) -> None:
+            pass
+
+    monkeypatch.setattr(uvicorn, "Server", Server)
     monkeypatch.setattr(web, "_verify_in_background", lambda *a: background.append(a))
     sources = write_fixture_sources(tmp_path / "sources")
     catalog = tmp_path / "new" / "catalog.sqlite"
     result = CliRunner().invoke(app, ["serve", "--catalog", str(catalog), "--sources", str(sources), "--port", "8123"])
     assert result.exit_code == 0, result.output
     assert catalog.is_file()
-    (served, options), = calls
+    (config,) = calls
+    served = config.app
     assert isinstance(served, web.SwappableApp) and isinstance(served.current, CachedApp)
-    assert options["port"] == 8123 and options["host"] == "127.0.0.1" and options["access_log"] is False
+    assert config.port == 8123 and config.host == "127.0.0.1" and config.access_log is False
     # served at once from the unverified catalog, which says verification is pending; verified in the background
     assert {t: s["state"] for t, s in web.verification_state(catalog).items()} == {"llvm-mc": "pending", "ptxas": "pending"}
-    (path, _, app_, _), = background
+    (path, _, app_, _, _), = background
     assert path == catalog and app_ is served
 
 
@@ -55,7 +64,7 @@ def test_serve_no_verify_starts_no_background_work(tmp_path: Path, monkeypatch: 
     from gpuisa.commands import web
 
     background: list[tuple] = []
-    monkeypatch.setattr(uvicorn, "run", lambda a, **kw: None)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self: None)
     monkeypatch.setattr(web, "_verify_in_background", lambda *a: background.append(a))
     sources = write_fixture_sources(tmp_path / "sources")
     catalog = tmp_path / "catalog.sqlite"

@@ -6,6 +6,12 @@ after a dropped connection (and across runs: the `.part` file stays), are checke
 SHA-256, and land atomically: archives are renamed into place only once verified, and extracted
 folders replace the old ones by rename, so an interrupted fetch never leaves a half-written tree.
 
+Before anything is replaced an archive is read in full: every member, the compressed stream to its
+end (so gzip's CRC and xz's check are tested) and the tar's end-of-archive blocks; a damaged
+archive whose checksum happens to match a careless SHA256SUMS is still refused. Extraction is
+bounded per file and in total (gpuisa.limits), against archive bombs. A fetch interrupted between
+the two renames of the swap (old tree aside, new tree in) is completed at the next run.
+
 Checksums: upstream does not publish SHA-256 sums for these archives (GitHub's generated archives
 and gpuopen's "latest" zip are not even stable), so the manifest cannot pin them offline. A
 mirror (`--mirror URL`) serves the archives by file name next to a `SHA256SUMS` file
@@ -17,17 +23,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import lzma
 import os
+import re
 import shutil
 import tarfile
 import time
 import zipfile
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gpuisa.errors import GpuisaError
+from gpuisa.limits import MAX_ARCHIVE_MEMBERS, MAX_EXTRACTED_FILE_BYTES, MAX_EXTRACTED_TOTAL_BYTES
 
 if TYPE_CHECKING:
     import httpx
@@ -157,17 +167,21 @@ class Fetcher:
     progress: Progress | None = None
     keep_archives: bool = False
     backoff: float = 0.5
+    max_file_bytes: int = MAX_EXTRACTED_FILE_BYTES
+    max_total_bytes: int = MAX_EXTRACTED_TOTAL_BYTES
     _sums: dict[str, str] | None = field(default=None, repr=False)
 
     # -- checksums -----------------------------------------------------------------------------
     def mirror_sums(self, client: httpx.Client) -> dict[str, str]:
         """The mirror's SHA256SUMS as {filename: hex}; {} without a mirror or file."""
         if self._sums is None:
-            self._sums = {}
+            sums: dict[str, str] = {}
             if self.mirror:
-                resp = client.get(self.mirror.rstrip("/") + "/" + CHECKSUMS)
+                url = self.mirror.rstrip("/") + "/" + CHECKSUMS
+                resp = client.get(url)
                 if resp.status_code == 200:
-                    self._sums = parse_sums(resp.text)
+                    sums = parse_sums(resp.text, url)   # raises for every item while the file is unreadable
+            self._sums = sums
         return self._sums
 
     def source_url(self, item: FetchItem) -> str:
@@ -178,7 +192,8 @@ class Fetcher:
         url = self.source_url(item)
         if not url:
             return FetchResult(item.name, "skipped", message="no public upstream; fetch it with --mirror")
-        expected = item.sha256 or self.mirror_sums(client).get(item.filename, "")
+        sums = self.mirror_sums(client)
+        expected = item.sha256 or sums.get(item.filename, "")
         if item.sha256 and self.mirror and self.mirror_sums(client).get(item.filename, item.sha256) != item.sha256:
             raise FetchError(f"{item.name}: the mirror's checksum differs from the pinned one")
         downloads = self.dest / ".downloads"
@@ -188,6 +203,9 @@ class Fetcher:
         if not (archive.exists() and expected and sha256_file(archive) == expected):
             attempts = self.download(item.name, url, archive, expected, client)
         digest = sha256_file(archive)
+        if sums and not expected:   # the mirror publishes sums, but not for this file: refuse, do not trust it
+            archive.unlink(missing_ok=True)
+            raise ChecksumError(f"{item.name}: the mirror's {CHECKSUMS} does not list {item.filename}")
         self.unpack(item, archive)
         state = {"item": asdict(item), "url": url, "sha256": digest, "verified": bool(expected),
                  "fetched": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
@@ -249,29 +267,66 @@ class Fetcher:
 
     # -- unpacking -----------------------------------------------------------------------------
     def unpack(self, item: FetchItem, archive: Path) -> None:
-        """Extract the kept members into a temporary folder, then swap it in by rename."""
+        """Read the whole archive into a temporary folder (bounded), then swap it in by rename."""
         final = self.dest / item.dest
         tmp = self.dest / f".tmp-{item.name}"
+        old = self.dest / f".old-{item.name}"
+        recover(final, old)
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
+        budget = Budget(item.name, archive.name, self.max_file_bytes, self.max_total_bytes)
         try:
             if item.kind == "file":
+                budget.add(archive.name, archive.stat().st_size)
                 shutil.copyfile(archive, tmp / item.filename)
             elif item.kind == "zip":
-                _extract_zip(item, archive, tmp)
+                _extract_zip(item, archive, tmp, budget)
             else:
-                _extract_tar(item, archive, tmp)
+                _extract_tar(item, archive, tmp, budget)
             for rel, text in item.extra:
                 (tmp / rel).write_text(text, encoding="utf-8")
-        except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as exc:
+        except FetchError:
             shutil.rmtree(tmp, ignore_errors=True)
-            raise FetchError(f"{item.name}: cannot unpack {archive.name}: {exc}") from exc
-        old = self.dest / f".old-{item.name}"
+            raise
+        except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise FetchError(f"{item.name}: {archive.name} is damaged ({exc or type(exc).__name__}); "
+                             "nothing was replaced") from exc
         shutil.rmtree(old, ignore_errors=True)
         if final.exists():
             os.replace(final, old)
         os.replace(tmp, final)
         shutil.rmtree(old, ignore_errors=True)
+
+
+def recover(final: Path, old: Path) -> None:
+    """Finish a swap that an earlier run left half done: the old tree aside and no new one in place."""
+    if old.is_dir() and not final.exists():
+        os.replace(old, final)
+
+
+@dataclass(slots=True)
+class Budget:
+    """Bounds on what one archive may extract: per file and in total (archive bombs), and members."""
+
+    item: str
+    archive: str
+    max_file: int
+    max_total: int
+    total: int = 0
+    members: int = 0
+
+    def add(self, name: str, size: int) -> None:
+        self.members += 1
+        if self.members > MAX_ARCHIVE_MEMBERS:
+            raise FetchError(f"{self.item}: {self.archive} has more than {MAX_ARCHIVE_MEMBERS} members; refused")
+        if size > self.max_file:
+            raise FetchError(f"{self.item}: {self.archive}: member {name} is {size} bytes, over the "
+                             f"{self.max_file}-byte limit per file; refused, nothing was replaced")
+        self.total += size
+        if self.total > self.max_total:
+            raise FetchError(f"{self.item}: {self.archive} unpacks to more than {self.max_total} bytes; "
+                             "refused, nothing was replaced")
 
 
 def member_path(item: FetchItem, name: str) -> str | None:
@@ -289,30 +344,57 @@ def member_path(item: FetchItem, name: str) -> str | None:
     return rel or None
 
 
-def _extract_tar(item: FetchItem, archive: Path, tmp: Path) -> None:
+def _extract_tar(item: FetchItem, archive: Path, tmp: Path, budget: Budget) -> None:
+    """Extract the kept members while reading every member, then check the archive really ended.
+
+    tarfile stops quietly at the first header it cannot read after the first member (a damaged
+    archive looks like a short one), and gzip checks its CRC only at the end of the stream: so the
+    rest of the stream after the last member is read too and must be the end-of-archive zero blocks.
+    """
     with tarfile.open(archive, "r:*") as tar:
-        chosen = []
+        kept = 0
         for member in tar:
             rel = member_path(item, member.name)
-            if rel is not None and (member.isfile() or member.isdir()):
-                member.name = rel
-                chosen.append(member)
-        if not chosen:
+            if rel is None or not (member.isfile() or member.isdir()):
+                continue
+            if member.isfile():
+                budget.add(rel, member.size)
+            member.name = rel
+            tar.extract(member, tmp, filter="data")
+            kept += 1
+        _check_tar_end(item, archive, tar)
+        if not kept:
             raise FetchError(f"{item.name}: {archive.name} holds none of {', '.join(item.include) or 'its files'}")
-        tar.extractall(tmp, members=chosen, filter="data")
 
 
-def _extract_zip(item: FetchItem, archive: Path, tmp: Path) -> None:
+def _check_tar_end(item: FetchItem, archive: Path, tar: tarfile.TarFile) -> None:
+    stream = tar.fileobj
+    assert stream is not None
+    stream.seek(tar.offset)
+    while chunk := stream.read(1 << 20):
+        if chunk.count(0) != len(chunk):
+            raise FetchError(f"{item.name}: {archive.name} is damaged: unreadable data after the member at byte "
+                             f"{tar.offset} of the unpacked stream; nothing was replaced")
+
+
+def _extract_zip(item: FetchItem, archive: Path, tmp: Path, budget: Budget) -> None:
+    """Every member is read (zipfile checks each CRC); declared sizes are bounded before reading."""
     with zipfile.ZipFile(archive) as zf:
         kept = 0
         for info in zf.infolist():
             rel = member_path(item, info.filename)
-            if rel is None or info.is_dir():
+            if info.is_dir():
                 continue
-            target = tmp / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with zf.open(info) as src, open(target, "wb") as out:
-                shutil.copyfileobj(src, out)
+            budget.add(info.filename, info.file_size)
+            with zf.open(info) as src:
+                if rel is None:
+                    while src.read(1 << 20):
+                        pass
+                    continue
+                target = tmp / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with open(target, "wb") as out:
+                    shutil.copyfileobj(src, out)
             kept += 1
         if not kept:
             raise FetchError(f"{item.name}: {archive.name} holds no files to keep")
@@ -330,28 +412,52 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def parse_sums(text: str) -> dict[str, str]:
-    """`sha256sum` output (`<hex>  <name>` or `<hex> *<name>`) as {name: hex}."""
+_SUM_LINE = re.compile(r"([0-9a-fA-F]{64}) [ *]?(\S.*)")
+
+
+def parse_sums(text: str, where: str = CHECKSUMS) -> dict[str, str]:
+    """`sha256sum` output (`<hex>  <name>` or `<hex> *<name>`) as {name: hex}.
+
+    Blank lines and `#` comments are allowed; any other line that is not a checksum line makes the
+    whole file refused (a mirror whose sums cannot be read must not pass as a mirror without sums).
+    """
     out: dict[str, str] = {}
-    for line in text.splitlines():
-        parts = line.strip().split(None, 1)
-        if len(parts) == 2 and len(parts[0]) == 64:
-            out[parts[1].lstrip("*").strip()] = parts[0].lower()
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        match = _SUM_LINE.fullmatch(stripped)
+        if match is None:
+            raise ChecksumError(f"{where} line {number} is not `<sha256>  <file>`: {stripped[:80]!r}")
+        name = match.group(2).strip()
+        if out.get(name, match.group(1).lower()) != match.group(1).lower():
+            raise ChecksumError(f"{where} line {number} gives a second, different checksum for {name}")
+        out[name] = match.group(1).lower()
+    if not out:
+        raise ChecksumError(f"{where} lists no checksums")
     return out
 
 
 def write_atomic(path: Path, text: str) -> None:
     """Write via a temporary file in the same folder and rename, so readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def fetch_sources(dest: Path, items: Sequence[FetchItem] | None = None, *, mirror: str = "",
                   progress: Progress | None = None, retries: int = 5, timeout: float = 60.0,
                   keep_archives: bool = False, backoff: float = 0.5,
-                  required: Iterable[str] = ()) -> list[FetchResult]:
+                  required: Iterable[str] = (), max_file_bytes: int = MAX_EXTRACTED_FILE_BYTES,
+                  max_total_bytes: int = MAX_EXTRACTED_TOTAL_BYTES) -> list[FetchResult]:
     """Fetch every item (default: the whole MANIFEST) into `dest`.
 
     An optional item that cannot be fetched becomes a "failed" result, unless it is named in
@@ -360,7 +466,8 @@ def fetch_sources(dest: Path, items: Sequence[FetchItem] | None = None, *, mirro
     """
     import httpx
 
-    fetcher = Fetcher(Path(dest), mirror, retries, timeout, progress, keep_archives, backoff)
+    fetcher = Fetcher(Path(dest), mirror, retries, timeout, progress, keep_archives, backoff,
+                      max_file_bytes, max_total_bytes)
     must = set(required)
     results: list[FetchResult] = []
     errors: list[str] = []

@@ -20,7 +20,10 @@ def _fmt(value: object) -> str:
     if isinstance(value, bool):
         return str(int(value))
     if isinstance(value, int):
-        return f"{value} ({value & ((1 << max(value.bit_length() + 1, 32)) - 1):#x})" if value < 0 else f"{value} ({value:#x})"
+        if value >= 0:
+            return f"{value} ({value:#x})"
+        width = -(-((-value - 1).bit_length() + 1) // 32) * 32   # two's complement, whole 32-bit registers
+        return f"{value} ({value & ((1 << width) - 1):#x})"
     if isinstance(value, float):
         if math.isnan(value):
             return "nan"

@@ -100,7 +100,12 @@ def eval_amd(name: str, arch: str, inputs: dict[str, int | float], texts: Texts)
     views = read_views(tree)
     inputs = dict(inputs)
     for k, v in inputs.items():
-        if isinstance(v, DecimalInt) and views.get(k) and all(kind in ("f", "bf") for kind, _ in views[k]):
+        kinds = {kind for kind, _ in views.get(k, ())}
+        if isinstance(v, float) and kinds and not kinds & {"f", "bf"}:
+            shown = ", ".join(f"{kind}{w}" for kind, w in sorted(views[k]))
+            raise EvalError(f"{k}={v!r} is a float, but {where} reads {k} only as an integer ({shown}); "
+                            "give an integer, or the float's bit pattern in hex")
+        if isinstance(v, DecimalInt) and kinds and kinds <= {"f", "bf"}:
             inputs[k] = float(v)        # S1=2 for an operand read as .f32 means 2.0
     missing = sorted(n for n in reads if re.fullmatch(r"S\d", n) and n not in inputs)
     if missing:
