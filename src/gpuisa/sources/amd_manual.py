@@ -23,9 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpuisa.errors import SourceError
+from gpuisa.limits import MAX_MANUAL_BYTES
 from gpuisa.model import Encoding, Erratum, Field, InstructionDoc, ManualData, OpcodeEntry, Provenance, Repair, Skip
 from gpuisa.sources.amd_names import canonical_encoding, canonical_field
 from gpuisa.sources.amd_quirks import FUNCTION_SECTION_FORMATS, MANUAL_QUIRKS
+from gpuisa.sources.files import read_text
 from gpuisa.sources.markdown_blocks import Block, parse_blocks
 
 SOURCE = "amd-manual"
@@ -62,12 +64,7 @@ class _Ctx:
 def read_manual(path: Path, arch: str, rel: str | None = None) -> ManualData:
     """Read one AMD manual. `rel` is the path cited in provenance (relative to the sources root)."""
     rel = rel or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SourceError(rel, "manual not found") from None
-    except UnicodeDecodeError as exc:
-        raise SourceError(rel, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    text = read_text(path, MAX_MANUAL_BYTES, rel)
     if not text.strip():
         raise SourceError(rel, "manual is empty")
     blocks = parse_blocks(text)

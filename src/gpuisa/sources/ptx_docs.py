@@ -17,9 +17,12 @@ from pathlib import Path
 
 import yaml
 
+from gpuisa.errors import SourceError
+from gpuisa.limits import MAX_FRONT_MATTER_BYTES, MAX_PTX_SECTION_BYTES
 from gpuisa.model import Provenance, Skip
 from gpuisa.model_ptx import PtxForm, PtxInstruction, PtxManual, PtxNote, PtxRelease
 from gpuisa.sources import ptx_syntax
+from gpuisa.sources.files import read_text
 from gpuisa.sources.layout import PTX_SOURCE
 from gpuisa.sources.markdown_blocks import Block, parse_blocks
 
@@ -115,14 +118,27 @@ def _load(manual: PtxManual, path: Path, rel: str) -> tuple[str, dict, list[str]
     """Text, front matter and body lines of one section file; unreadable files and bad front
     matter are recorded as skips (the file is still read when only its front matter is bad)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        manual.skips.append(Skip(rel, None, f"unreadable: {exc}"))
+        text = read_text(path, MAX_PTX_SECTION_BYTES, rel)
+    except SourceError as exc:
+        manual.skips.append(Skip(rel, None, f"unreadable: {exc.message}"))
         return None
     meta, body_lines, problem = _front_matter(text)
     if problem:
         manual.skips.append(Skip(rel, 1, problem))
     return text, meta, body_lines
+
+
+class FrontMatterLoader(yaml.SafeLoader):
+    """safe_load without aliases: a few bytes of nested aliases (`&a [*b, *b, ...]`) expand to gigabytes
+    when the document is built, so an alias is refused where it is met, before anything is expanded.
+    Front matter is a flat mapping of strings (title, section, version, url): it never needs one."""
+
+    def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(None, None, f"YAML alias *{event.anchor} refused (aliases are not expanded)",
+                                              event.start_mark)
+        return super().compose_node(parent, index)
 
 
 def _front_matter(text: str) -> tuple[dict, list[str], str]:
@@ -134,8 +150,11 @@ def _front_matter(text: str) -> tuple[dict, list[str], str]:
         end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
     except StopIteration:
         return {}, lines, "front matter not closed"
+    front = "\n".join(lines[1:end])
+    if len(front) > MAX_FRONT_MATTER_BYTES:
+        return {}, [""] * (end + 1) + lines[end + 1:], f"front matter of {len(front)} characters, over the limit; ignored"
     try:
-        meta = yaml.safe_load("\n".join(lines[1:end])) or {}
+        meta = yaml.load(front, Loader=FrontMatterLoader) or {}
     except yaml.YAMLError as exc:
         meta, problem = {}, f"bad front matter: {str(exc).splitlines()[0]}"
     else:
