@@ -34,8 +34,12 @@ MAX_EXTRACTED_FILE_BYTES = 512 << 20
 MAX_EXTRACTED_TOTAL_BYTES = 8 << 30
 MAX_ARCHIVE_MEMBERS = 500_000
 
-# Pseudocode evaluation: loop iterations, call/expression depth, wall time, widest value in bits.
-EVAL_MAX_STEPS = 1_000_000
-EVAL_MAX_DEPTH = 200
+# Pseudocode evaluation: the longest block in the manuals is 2,321 characters and the widest value 1,024
+# bits (WMMA operands). Text length, statements + expression nodes evaluated, nested calls, wall time,
+# widest value in bits, array elements.
+EVAL_MAX_TEXT = 16 << 10
+EVAL_MAX_STEPS = 2_000_000
+EVAL_MAX_CALLS = 64
 EVAL_SECONDS = 5.0
 EVAL_MAX_BITS = 4096
+EVAL_MAX_ARRAY = 1 << 16

@@ -9,6 +9,7 @@ take the other operand's type, and a signed operand is sign-extended when widene
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 from lark import Token, Tree
 
+from gpuisa.limits import EVAL_MAX_ARRAY, EVAL_MAX_BITS, EVAL_MAX_CALLS, EVAL_MAX_STEPS
 from gpuisa.semantics import fp
 from gpuisa.semantics.dialect import BARE_OPERANDS, C_CASTS, LANE_ID_NAMES, NAN_CLASSES, NORM_CASTS
 from gpuisa.semantics.errors import EvalError, UnsupportedError
@@ -102,6 +104,10 @@ class Interp(ValueOps, StoreOps, PtxForms):
         self.fuse_mad = False          # PTX: a * b + c on floats is one rounding (fma's description)
         self.auto_arrays = False       # PTX: iA[0] = a[0:15] creates an array
         self.exact_table = False       # older (table) notation: one operation is computed exactly
+        self.deadline: float | None = None   # time.monotonic() past which evaluation stops (EvalError)
+        self.steps = 0                 # statements and expression nodes evaluated, bounded by EVAL_MAX_STEPS
+        self.calls = 0                 # nested lambda / instruction calls, bounded by EVAL_MAX_CALLS
+        self.line: int | None = None   # line of the statement being run, for errors
 
     # ================================================================ helpers
     def fail(self, msg: str, node: Any = None) -> UnsupportedError:
@@ -123,6 +129,32 @@ class Interp(ValueOps, StoreOps, PtxForms):
         nb = self.dom.lnot(b)
         return nb if a is None else self.dom.land(a, nb)
 
+    def tick(self, node: Any = None) -> None:
+        """Count one step; stop an evaluation that runs past its step or time budget."""
+        self.steps += 1
+        if self.steps & 1023:
+            return
+        if self.steps > EVAL_MAX_STEPS:
+            raise EvalError(f"evaluation took more than {EVAL_MAX_STEPS} steps; stopped", self.where, self.line)
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise EvalError("evaluation ran past its time budget; stopped", self.where, self.line)
+
+    def check_width(self, width: int, node: Any, what: str = "value", kind: str = "") -> int:
+        """A width the text asks for: 1..EVAL_MAX_BITS bits, and a real format for floats (16, 32, 64)."""
+        if not 1 <= width <= EVAL_MAX_BITS:
+            raise EvalError(f"a {width}-bit {what} is outside 1..{EVAL_MAX_BITS} bits", self.where, self._line(node))
+        if kind == "f" and width not in (16, 32, 64):
+            raise EvalError(f"no {width}-bit float format (16, 32 or 64)", self.where, self._line(node))
+        if kind == "bf" and width != 16:
+            raise EvalError(f"no {width}-bit bfloat format (16)", self.where, self._line(node))
+        return width
+
+    def _line(self, node: Any) -> int | None:
+        line = getattr(getattr(node, "meta", None), "line", None) if isinstance(node, Tree) else None
+        if isinstance(node, Token):
+            line = node.line
+        return line or self.line
+
     def _never(self, mask: Any) -> bool:
         return mask is not None and self.dom.concrete_bool(mask) is False
 
@@ -139,15 +171,21 @@ class Interp(ValueOps, StoreOps, PtxForms):
             if isinstance(st, Tree):
                 if self._never(self.active):
                     return
+                self.line = getattr(st.meta, "line", None) or self.line
+                self.tick(st)
                 getattr(self, "st_" + st.data)(st)
 
     def st_declare(self, node: Tree) -> None:
         name = str(node.children[0])
         kind, width = cast_type(str(node.children[1]))
+        self.check_width(width, node, f"declaration of {name}", kind)
         dims = [self.concrete_int(self.eval(d), d) for d in node.children[2:]]
         if dims:
             if len(dims) > 1:
                 raise self.fail("arrays of arrays are not modelled", node)
+            if not 0 < dims[0] <= EVAL_MAX_ARRAY:
+                raise EvalError(f"array {name} of {dims[0]} elements is outside 1..{EVAL_MAX_ARRAY}", self.where,
+                                self._line(node))
             self.env[name] = ArrayVal((kind, width), [self.zero(kind, width) for _ in range(dims[0])])
         else:
             self.declared[name] = (kind, width)
@@ -238,6 +276,7 @@ class Interp(ValueOps, StoreOps, PtxForms):
             raise self.fail(f"loop of {hi_max - lo + 1} iterations", node)
         try:
             for i in range(lo, hi_max + 1):
+                self.tick(node)
                 self.env[name] = TV("lit", 0, i)
                 mask = outer
                 if hi_c is None:
@@ -261,6 +300,7 @@ class Interp(ValueOps, StoreOps, PtxForms):
         self.broken = None
         try:
             for _ in range(MAX_LOOP):
+                self.tick(node)
                 c = self.truth(self.eval(cond), cond)
                 self.active = self._andnot(self._and(self.active if self.active is not None else outer, c), self.broken)
                 if self.active is None:
@@ -345,6 +385,7 @@ class Interp(ValueOps, StoreOps, PtxForms):
         fn = getattr(self, "ex_" + node.data, None)
         if fn is None:
             raise self.fail(f"expression {node.data} is not modelled", node)
+        self.tick(node)
         return fn(node)
 
     def ex_number(self, node: Tree) -> TV:
@@ -358,12 +399,15 @@ class Interp(ValueOps, StoreOps, PtxForms):
     def ex_sized_literal(self, node: Tree) -> TV:
         text = str(node.children[0])
         w_s, rest = text.split("'", 1)
+        if len(w_s) > 6 or len(rest) > 400:
+            raise EvalError(f"literal {text[:40]!r} is too long", self.where, self._line(node))
         width = int(w_s)
         suffix = rest[-1] if rest[-1] in "UIFB" and not rest.lower().startswith("0x") else ""
         if rest.lower().startswith("0x") and rest[-1] in "UI":
             suffix = rest[-1]
         body = rest[: -1] if suffix else rest
         kind = {"U": "u", "I": "i", "B": "b", "F": "f", "": ""}[suffix]
+        self.check_width(width, node, "literal", kind)
         is_float = "." in body or kind == "f"
         if is_float and not body.lower().startswith(("0x", "-0x", "+0x")):
             return TV("f", width, self.to_float(TV("flit", 0, float(body)), "f", width, node))
@@ -429,6 +473,9 @@ class Interp(ValueOps, StoreOps, PtxForms):
         first = self.concrete_int(self.eval(hi_n), hi_n)
         second = self.concrete_int(self.eval(lo_n), lo_n)
         hi, lo = max(first, second), min(first, second)
+        if lo < 0 or hi >= EVAL_MAX_BITS:
+            raise EvalError(f"bit range [{first} : {second}] is outside 0..{EVAL_MAX_BITS - 1}", self.where,
+                            self._line(node))
         v = self.eval_base(base)
         out = self.extract(v, self.dom.const(lo, 32), 32, hi - lo + 1)
         if self.reverse_slices and first < second:
@@ -438,7 +485,7 @@ class Interp(ValueOps, StoreOps, PtxForms):
 
     def ex_part_select(self, node: Tree) -> TV:
         base, lo_n, w_n = node.children
-        width = self.concrete_int(self.eval(w_n), w_n)
+        width = self.check_width(self.concrete_int(self.eval(w_n), w_n), node, "part select")
         lo = self.as_int(self.eval(lo_n), lo_n)
         lo_d, lo_w = self.bits(lo, 32)
         return self.extract(self.eval_base(base), lo_d, lo_w, width)
@@ -486,6 +533,7 @@ class Interp(ValueOps, StoreOps, PtxForms):
     def ex_cast(self, node: Tree) -> TV:
         spec, inner = node.children
         kind, width = cast_type(str(spec).strip())
+        self.check_width(width, node, f"{str(spec).strip()} cast", kind)
         v = self.eval(inner)
         if kind in ("f", "bf") and v.kind == "lit":
             # 32'F(0xffc00000): an integer literal spells the bit pattern
@@ -628,9 +676,13 @@ class Interp(ValueOps, StoreOps, PtxForms):
     def call_lambda(self, lam: Lambda, args: list[TV], node: Any) -> TV:
         if len(args) != len(lam.params):
             raise self.fail(f"lambda takes {len(lam.params)} arguments, got {len(args)}", node)
+        if self.calls >= EVAL_MAX_CALLS:
+            raise EvalError(f"calls nested more than {EVAL_MAX_CALLS} deep (a recursive lambda?)", self.where,
+                            self._line(node))
         saved = {p: self.env.get(p) for p in lam.params}
         for p, a in zip(lam.params, args, strict=True):
             self.env[p] = a
+        self.calls += 1
         try:
             if not lam.block:
                 return self.eval(lam.body)
@@ -649,6 +701,7 @@ class Interp(ValueOps, StoreOps, PtxForms):
                 raise self.fail("lambda ended without return", node)
             return result
         finally:
+            self.calls -= 1
             for p, old in saved.items():
                 if old is None:
                     self.env.pop(p, None)
@@ -665,6 +718,7 @@ class Interp(ValueOps, StoreOps, PtxForms):
         sub = Interp(self.dom, builtins=self.builtins, resolver=self.resolver, where=name,
                      machine=self.machine, lane_ids=self.lane_ids)
         sub.depth = self.depth + 1
+        sub.deadline, sub.calls = self.deadline, self.calls + 1
         sub.operand_type = operand_type if style == "table" else None
         sub.exact_table = style == "table"
         for i, a in enumerate(args):

@@ -8,15 +8,19 @@ of the first view that reads them). Machine state the text reads but the caller 
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 from lark import Token, Tree
 
+from gpuisa.limits import EVAL_SECONDS
 from gpuisa.semantics import lowp, ptx_builtins  # noqa: F401 - register fp8_to_f32 ...; ReadByte ...
 from gpuisa.semantics.builtins import Builtins
 from gpuisa.semantics.domain_np import NumpyDomain
-from gpuisa.semantics.errors import EvalError
+from gpuisa.semantics.errors import EvalError, SemanticsError
 from gpuisa.semantics.interp import Interp, Resolver
 from gpuisa.semantics.parse import STYLES, parse_block
 from gpuisa.semantics.ptx import EXACT_WIDTH, PtxSemantics, bind_inputs, parse_ptx
@@ -47,6 +51,31 @@ def machine_for(arch: str | None) -> dict[str, int]:
     m.update(SDWA_SELECTS)
     m.update(lowp.machine_state(arch))
     return m
+
+
+@contextmanager
+def bounded(ip: Interp, text: str, seconds: float = EVAL_SECONDS) -> Iterator[None]:
+    """Run `ip` under a time budget; any failure inside becomes one EvalError naming where and the line.
+
+    Hostile text reaches places no real manual does (a 63-bit float, a value billions of bits wide,
+    nesting deeper than Python's stack): whatever breaks, the caller gets the instruction, the line
+    and its text, never a bare ValueError or RecursionError.
+    """
+    ip.deadline = time.monotonic() + seconds
+    try:
+        with np.errstate(all="ignore"):
+            yield
+    except SemanticsError:
+        raise
+    except RecursionError:
+        raise EvalError("nested too deeply to evaluate", ip.where, ip.line) from None
+    except MemoryError:
+        raise EvalError("needs more memory than an evaluation may use", ip.where, ip.line) from None
+    except Exception as exc:   # turned into one clean error naming the text
+        lines = text.splitlines()
+        src = lines[ip.line - 1].strip()[:80] if ip.line and 0 < ip.line <= len(lines) else ""
+        raise EvalError(f"cannot evaluate{f' {src!r}' if src else ''}: {type(exc).__name__}: {exc}", ip.where,
+                        ip.line) from None
 
 
 def operands_read(tree: Tree) -> list[str]:
@@ -129,7 +158,7 @@ def _run(text: str, inputs: dict[str, Any], style: str, lanes: int, *, where: st
             raise EvalError(f"unknown operand {name}; this pseudocode reads {', '.join(known) or 'no operands'}", where)
         ip.env[name] = _input_tv(dom, name, value)
         mach.pop(name, None)
-    with np.errstate(all="ignore"):
+    with bounded(ip, text):
         ip.run(tree)
     return ip, tree
 
@@ -186,7 +215,7 @@ def run_ptx(sem: PtxSemantics, inputs: dict[str, Any], dom: Any, lane_ids: Any =
     ip.auto_arrays = True
     ip.fuse_mad = sem.name in ("fma", "mad") and any(t[0] == "f" for t in sem.types.values())
     bind_inputs(ip, sem, inputs, dom)
-    with np.errstate(all="ignore"):
+    with bounded(ip, sem.code):
         ip.run(tree)
     return ip
 
