@@ -15,7 +15,6 @@ import re
 import shlex
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from gpuisa.model import Provenance, Skip
 from gpuisa.model_llvm import Direction, McCorpus, McExample, McNegative, McRun
 from gpuisa.sources.amd_names import canonical_instruction
 from gpuisa.sources.layout import LLVM_MC_TESTS, llvm_mc_tests, llvm_tree
+from gpuisa.workers import process_pool
 
 SOURCE = "llvm-mc-test"
 SAMPLES_PER_REASON = 20
@@ -741,7 +741,7 @@ def iter_files(root: Path, processes: int | None = None) -> Iterator[FileResult]
         for job in jobs:
             yield _read_one(job).inflate()
         return
-    with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init) as pool:
+    with process_pool(workers, initializer=_worker_init) as pool:
         for res in pool.map(_read_one, jobs, chunksize=4):
             yield res.inflate()
 

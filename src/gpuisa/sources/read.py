@@ -8,7 +8,6 @@ The build's stage list calls these; tests and benches may too.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from gpuisa.archs import ARCHS
@@ -20,6 +19,7 @@ from gpuisa.model_syntax import SyntaxDocs
 from gpuisa.sources import amd_manual, llvm_mc, llvm_syntax_docs, ptx_docs
 from gpuisa.sources.layout import PTX_OLDER, amd_manual_rel, llvm_docs, llvm_docs_rel, ptx_manual
 from gpuisa.sources.layout import amd_manual as amd_manual_path
+from gpuisa.workers import process_pool
 
 Progress = Callable[[str, int, int], None]   # (what, done, total)
 
@@ -50,7 +50,7 @@ def read_amd_manuals(sources: Path, jobs: int = 2, progress: Progress | None = N
         tasks.append((str(path), arch.key, amd_manual_rel(arch.key)))
     out: list[ManualData] = []
     if jobs > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with process_pool(jobs) as pool:
             for data in pool.map(_read_amd_one, tasks):
                 out.append(data)
                 if progress:

@@ -11,7 +11,6 @@ import json
 import os
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from gpuisa.catalog.documents import AmdDocument
 from gpuisa.catalog.query import Catalog
 from gpuisa.errors import GpuisaError
 from gpuisa.web.site import STATIC, Links, Site, safe_segment
+from gpuisa.workers import process_pool
 
 Progress = Callable[[str, int, int], None]
 
@@ -135,8 +135,7 @@ def export_site(catalog_path: Path, out: Path, jobs: int | None = None, progress
             if progress:
                 progress("instruction pages", done, len(names))
     else:
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
-                                 initargs=(str(catalog_path), str(out))) as pool:
+        with process_pool(jobs, initializer=_init_worker, initargs=(str(catalog_path), str(out))) as pool:
             for pages, size, rows, skipped in pool.map(_render_names, batches):
                 writer.pages += pages
                 writer.bytes += size
