@@ -15,12 +15,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpuisa.catalog import merge
+from gpuisa.catalog import merge, sanity
 from gpuisa.catalog.llvm_stage import ALL_TARGETS, LlvmReport, llvm_aliases, write_llvm
 from gpuisa.catalog.ptx_store import write_ptx
 from gpuisa.catalog.resolve import Resolution, settle_with_llvm_mc, write_resolution
 from gpuisa.catalog.resolve import resolve as resolve_encodings
-from gpuisa.catalog.write import ArchCoverage, arch_coverage, new_catalog, write_amd, write_equivalents
+from gpuisa.catalog.write import (
+    ArchCoverage,
+    arch_coverage,
+    new_catalog,
+    remove_stale_temps,
+    write_amd,
+    write_equivalents,
+)
 from gpuisa.crossref.stage import Equivalents, compute_equivalents
 from gpuisa.model import ManualData
 from gpuisa.model_llvm import McCorpus, TargetVerdict
@@ -60,6 +67,7 @@ class Build:
     pending: bool = False               # not verified now, a background build will (serve's first start)
     tools: tuple[str, ...] = ("llvm-mc", "ptxas")   # which tools verify (tests that need one ask for it alone)
     verification: dict[str, dict] = field(default_factory=dict)   # per tool: state, tool, note, install
+    accept_drop: bool = False             # write even when coverage dropped sharply (sanity stage)
     notes: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
     manuals: list[ManualData] = field(default_factory=list)
@@ -81,6 +89,12 @@ class Build:
 
 
 # ---------------------------------------------------------------- the stages, in order
+
+def clear_leftovers(b: Build) -> None:
+    """Temporary catalogs that killed builds left beside the target (their process is gone)."""
+    for path in remove_stale_temps(b.target.parent):
+        b.notes.append(f"removed {path.name}, left by a build that was stopped")
+
 
 def read_manuals(b: Build) -> None:
     """The twelve AMD ISA manuals (required: a missing one stops the build)."""
@@ -149,6 +163,16 @@ def resolve(b: Build) -> None:
     b.coverage = [arch_coverage(d, b.merged) for d in b.manuals]
 
 
+def check_coverage(b: Build) -> None:
+    """Fail (keeping the old catalog) when much less was read than the sources or the old catalog hold."""
+    counts = {c.arch: sanity.Counts(d.file, c.table_entries, c.in_catalog, c.documented)
+              for c, d in zip(b.coverage, b.manuals, strict=True)}
+    if b.ptx is not None:
+        counts["ptx"] = sanity.Counts(str(layout.ptx_manual(b.sources)), ptx_sections=b.ptx.sections_total,
+                                      ptx_instructions=len(b.ptx.instructions))
+    b.notes.extend(sanity.check(counts, sanity.previous_counts(b.target), b.accept_drop))
+
+
 def cross_vendor(b: Build) -> None:
     """PTX <-> AMD equivalents with their evidence, on the semantics this build read."""
     if not b.equivalents:
@@ -178,12 +202,14 @@ def write(b: Build) -> None:
 
 
 STAGES: tuple[Callable[[Build], None], ...] = (
+    clear_leftovers,
     read_manuals,
     read_llvm,
     read_syntax,
     read_ptx,
     verify,
     resolve,
+    check_coverage,
     cross_vendor,
     write,
 )
@@ -191,14 +217,15 @@ STAGES: tuple[Callable[[Build], None], ...] = (
 
 def build(sources: Path, target: Path, progress: Progress | None = None, jobs: int = 2,
           verify: bool = True, equivalents: bool = True, pending: bool = False,
-          tools: tuple[str, ...] = ("llvm-mc", "ptxas")) -> BuildReport:
+          tools: tuple[str, ...] = ("llvm-mc", "ptxas"), accept_drop: bool = False) -> BuildReport:
     """Build the catalog at `target` from the sources root `sources`; atomic replace at the end.
 
     verify: check with the real tools (llvm-mc, ptxas; cached by tool version; skipped with a note
     naming the missing tool and how to install it). pending: an unverified build that a verified
     one will replace (the catalog says so, pages show it).
     """
-    b = Build(Path(sources), Path(target), progress, jobs, verify, equivalents, pending=pending, tools=tools)
+    b = Build(Path(sources), Path(target), progress, jobs, verify, equivalents, pending=pending, tools=tools,
+              accept_drop=accept_drop)
     for stage in STAGES:
         stage(b)
     return BuildReport(b.coverage, len(b.merged), time.perf_counter() - b.started, str(b.target), b.llvm_report,

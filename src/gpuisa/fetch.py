@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gpuisa.atomic import write_text
 from gpuisa.errors import GpuisaError
 from gpuisa.limits import MAX_ARCHIVE_MEMBERS, MAX_EXTRACTED_FILE_BYTES, MAX_EXTRACTED_TOTAL_BYTES
 
@@ -209,7 +210,7 @@ class Fetcher:
         self.unpack(item, archive)
         state = {"item": asdict(item), "url": url, "sha256": digest, "verified": bool(expected),
                  "fetched": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        write_atomic(self.dest / item.dest / STATE_FILE, json.dumps(state, indent=2) + "\n")
+        write_text(self.dest / item.dest / STATE_FILE, json.dumps(state, indent=2) + "\n")
         if not self.keep_archives:
             archive.unlink(missing_ok=True)
         return FetchResult(item.name, "fetched", str(self.dest / item.dest), digest, bool(expected),
@@ -438,19 +439,6 @@ def parse_sums(text: str, where: str = CHECKSUMS) -> dict[str, str]:
     return out
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder and rename, so readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def fetch_sources(dest: Path, items: Sequence[FetchItem] | None = None, *, mirror: str = "",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import tempfile
 import time
@@ -42,12 +43,48 @@ class ArchCoverage:
         return 100.0 * self.in_catalog / self.table_entries if self.table_entries else 0.0
 
 
+_TEMP = re.compile(r"\.catalog-(\d+)-[^/]*\.tmp(-journal|-wal|-shm)?")
+_OLD_TEMP = re.compile(r"\.catalog-[^/]*\.tmp(-journal|-wal|-shm)?")   # names before the writer's pid was in them
+OLD_TEMP_AGE = 3600.0
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:   # someone else's live process
+        return True
+    return True
+
+
+def remove_stale_temps(folder: Path) -> list[Path]:
+    """Remove temporary catalogs that a killed build left in `folder` (their writer's pid is gone).
+
+    Each build names its temporary file after its own pid, so a build running at the same time
+    keeps its file; files named the older way are removed once an hour old.
+    """
+    removed = []
+    if not folder.is_dir():
+        return removed
+    now = time.time()
+    for entry in folder.iterdir():
+        match = _TEMP.fullmatch(entry.name)
+        stale = (not _alive(int(match.group(1)))) if match else (
+            _OLD_TEMP.fullmatch(entry.name) is not None and now - entry.stat().st_mtime > OLD_TEMP_AGE)
+        if stale and entry.is_file():
+            entry.unlink(missing_ok=True)
+            removed.append(entry)
+    return removed
+
+
 @contextmanager
 def new_catalog(target: Path) -> Iterator[sqlite3.Connection]:
     """A connection to a fresh catalog with the schema; renamed onto `target` when the block ends
-    without error, removed otherwise (the previous catalog stays as it was)."""
+    without error, removed otherwise (the previous catalog stays as it was). The temporary file's
+    name holds this process's pid, so the next build can tell a killed build's leftovers."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=".catalog-", suffix=".tmp", dir=target.parent)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".catalog-{os.getpid()}-", suffix=".tmp", dir=target.parent)
     os.close(fd)
     tmp = Path(tmp_name)
     try:

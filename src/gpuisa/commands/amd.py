@@ -36,10 +36,13 @@ def build(sources: SourcesOpt = None, catalog: CatalogOpt = None,
           jobs: Annotated[int, typer.Option(help="Worker processes for reading sources.", min=1, max=64)] = 2,
           verify: Annotated[bool, typer.Option("--verify/--no-verify",
                                                help="Check with the real tools (newest llvm-mc and ptxas found; cached).")]
-          = True) -> None:
+          = True,
+          accept_drop: Annotated[bool, typer.Option(
+              "--accept-drop", help="Write the catalog even when it holds much less than the sources or the "
+                                    "previous catalog (a damaged manual otherwise fails the build).")] = False) -> None:
     """Build the catalog from the vendor sources (atomic: a failed build keeps the old catalog)."""
     target = output_file(catalog or paths.default_catalog(), "catalog")
-    build_with_progress(sources or paths.default_sources(), target, jobs, verify)
+    build_with_progress(sources or paths.default_sources(), target, jobs, verify, accept_drop)
 
 
 def archs(catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:

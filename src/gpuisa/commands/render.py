@@ -21,7 +21,8 @@ from gpuisa.catalog.documents import (
 console = Console(highlight=False)
 
 
-def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = True, pending: bool = False) -> None:
+def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = True, pending: bool = False,
+                        accept_drop: bool = False) -> None:
     from gpuisa.build import build  # heavy: the build loads numpy, lark and z3 (equivalents)
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -33,7 +34,7 @@ def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = T
                 tasks[stage] = progress.add_task(f"reading {stage}", total=total)
             progress.update(tasks[stage], completed=done, total=total)
 
-        report = build(sources, target, update, jobs, verify, pending=pending)
+        report = build(sources, target, update, jobs, verify, pending=pending, accept_drop=accept_drop)
     table = Table(title="Coverage: instruction entries in each manual's opcode tables found in the catalog")
     for col in ("arch", "table entries", "in catalog", "%", "with manual text", "skipped items"):
         table.add_column(col, justify="right" if col != "arch" else "left")

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from gpuisa import semantics
+from gpuisa.atomic import write_text
 from gpuisa.crossref.mappings import EQ, EQR, MAPPINGS, NONE, SEQ, Mapping
 from gpuisa.crossref.programs import Ops, Program, program_errata, run_program
 from gpuisa.errors import GpuisaError
@@ -300,10 +301,7 @@ def compute_all_evidence(texts: Texts, cache: Path | None = None, keys: list[str
     data = {"fingerprint": fp, "seconds": round(time.perf_counter() - t0, 2), "mappings": results,
             "summary": summary, "cached": False}
     if cache is not None and keys is None:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=1))
-        tmp.replace(cache)
+        write_text(cache, json.dumps(data, indent=1))   # unique temp name: concurrent builds share this cache
     return data
 
 
