@@ -86,7 +86,7 @@ def test_sigterm_stops_the_workers_and_the_build(old_catalog):
     time.sleep(3.0)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 143 and err.decode().strip().splitlines()[-1] == "gpuisa: terminated"
+    assert proc.returncode == 143 and err.decode().strip().splitlines() == ["gpuisa: terminated"]
     assert no_orphans_within(proc.pid, 5.0) == []
     assert digest(target) == before and temps(target.parent) == []
 
@@ -100,7 +100,7 @@ def test_ctrl_c_during_a_build_exits_130(old_catalog):
     _, err = proc.communicate(timeout=60)
     text = err.decode()
     assert proc.returncode == 130, text
-    assert text.strip().splitlines()[-1] == "gpuisa: interrupted" and "Traceback" not in text
+    assert text.strip().splitlines() == ["gpuisa: interrupted"]
     assert no_orphans_within(proc.pid, 5.0) == []
     assert digest(target) == before and temps(target.parent) == []
 

@@ -56,10 +56,15 @@ def process_pool(workers: int, initializer: Callable[..., Any] | None = None,
 
 
 def kill(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool now: kill its workers, drop queued work, do not wait."""
-    # ProcessPoolExecutor has no public handle on its processes; _processes is the documented-in-source
-    # map {pid: Process} that shutdown() itself joins.
+    """Stop a pool now: kill its workers, drop queued work, and let its manager thread end.
+
+    The join matters: a manager thread still running at interpreter exit races with
+    concurrent.futures' own exit hook, which then writes to a closed pipe ("Exception ignored ...
+    Bad file descriptor"). With the workers dead the join returns at once.
+    """
+    # ProcessPoolExecutor has no public handle on its processes; _processes is the {pid: Process}
+    # map that shutdown() itself joins.
     for process in list((getattr(pool, "_processes", None) or {}).values()):
         with contextlib.suppress(Exception):
             process.kill()
-    pool.shutdown(wait=False, cancel_futures=True)
+    pool.shutdown(wait=True, cancel_futures=True)
