@@ -42,7 +42,7 @@ def build(sources: SourcesOpt = None, catalog: CatalogOpt = None,
                                     "previous catalog (a damaged manual otherwise fails the build).")] = False) -> None:
     """Build the catalog from the vendor sources (atomic: a failed build keeps the old catalog)."""
     target = output_file(catalog or paths.default_catalog(), "catalog")
-    build_with_progress(sources or paths.default_sources(), target, jobs, verify, accept_drop)
+    build_with_progress(sources or paths.default_sources(), target, jobs, verify, accept_drop=accept_drop)
 
 
 def archs(catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:
