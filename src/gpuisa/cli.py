@@ -109,8 +109,17 @@ def run(args: list[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: every failure becomes one line on stderr and a documented exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        _main(args)
+    finally:   # a caller running main() in-process (tests, embedding) gets its own handler back
+        if previous is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(args: list[str]) -> None:
     try:
         check_arguments(args)
         code = run(args)
