@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gpuisa.limits import MAX_QUERY_TERMS
+from tests.loop_thread import loop  # the browser tests keep a loop running on the main thread
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`")
 
@@ -83,7 +84,7 @@ def test_a_full_pool_answers_503_with_retry_after(catalog_path: Path):
             refused = None
         return await slow, refused
 
-    _, refused = asyncio.run(scenario())
+    _, refused = loop().run(scenario())
     assert isinstance(refused, BudgetError) and refused.busy and "busy" in str(refused)
     pool.close()
 
@@ -95,7 +96,7 @@ def test_a_slow_request_gets_503_within_its_budget():
     pool = WorkerPool(workers=1, queue=1, seconds=0.2)
     start = time.monotonic()
     with pytest.raises(BudgetError, match="budget"):
-        asyncio.run(pool.run(time.sleep, 2.0))
+        loop().run(pool.run(time.sleep, 2.0))
     assert time.monotonic() - start < 1.5
     pool.close()
 
