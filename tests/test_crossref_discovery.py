@@ -1,0 +1,64 @@
+"""Discovery finds PTX -> AMD mappings from both manuals' semantics, with evidence, no hand list.
+
+Known answers (issue 13): sad.u32 is V_SAD_U32 wherever that exists (proved); mad.lo.u32 is not
+V_MAD_U32_U24 (its factors are 24 bits: a counterexample above 2^24) and a proved instruction is
+given instead.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gpuisa.crossref.discovery import EQ, EQR, NONE, ROSETTA_ARCHS, PtxFormRef, amd_instructions, decided, discover_arch
+from gpuisa.semantics.source import amd_semantics
+from tests.conftest import TEXTS
+
+
+def _row(arch: str, form: str, cache) -> dict:
+    out = discover_arch(arch, [PtxFormRef(form, "test")], TEXTS, cache)
+    return out["rows"][0]
+
+
+@pytest.mark.parametrize("arch", ROSETTA_ARCHS)
+def test_sad_u32_is_v_sad_u32_proved(arch, tmp_path):
+    names = {a.name for a in amd_instructions(arch, TEXTS)}
+    if "v_sad_u32" not in names:
+        pytest.skip(f"{arch} has no V_SAD_U32")
+    row = _row(arch, "sad.u32", tmp_path / "proofs.json")
+    assert row["level"] == EQ and row["amd"] == "v_sad_u32"
+    assert row["evidence"]["kind"] == "proved"
+
+
+@pytest.mark.parametrize("arch", ["cdna3", "rdna3"])
+def test_mad_lo_u32_not_mad_u32_u24(arch, tmp_path):
+    # premise: the AMD manual's V_MAD_U32_U24 multiplies 24-bit fields of its sources
+    assert re.search(r"S0\.u24|S0\[23\s*:\s*0\]", amd_semantics("v_mad_u32_u24", arch, TEXTS).text)
+    row = _row(arch, "mad.lo.u32", tmp_path / "proofs.json")
+    assert row["level"] in (EQ, EQR) and row["amd"] != "v_mad_u32_u24"
+    assert row["evidence"]["kind"] == "proved"
+    u24 = [r for r in row["refuted"] if r["amd"] == "v_mad_u32_u24"]
+    assert u24, row["refuted"]
+    cx = u24[0]["evidence"]["counterexample"]
+    assert max(cx["a"], cx["b"]) >= 1 << 24
+
+
+def test_proof_carries_to_same_pseudocode(tmp_path):
+    cache = tmp_path / "proofs.json"
+    first = _row("cdna3", "sad.u32", cache)
+    assert first["evidence"]["kind"] == "proved"
+    same = amd_semantics("v_sad_u32", "cdna3", TEXTS).text == amd_semantics("v_sad_u32", "cdna4", TEXTS).text
+    second = _row("cdna4", "sad.u32", cache)
+    assert second["evidence"]["kind"] == "proved"
+    assert ("same pseudocode as cdna3" in second["evidence"]["detail"]) == same
+
+
+def test_no_candidate_and_refuted_rows_are_explained(tmp_path):
+    # mul24.lo.u32: the 24-bit multiply; rows are decided with evidence or say why not
+    out = discover_arch("rdna3", [PtxFormRef("mul24.lo.u32", "t"), PtxFormRef("bogus.u32", "t")], TEXTS,
+                        tmp_path / "p.json")
+    good, bad = out["rows"]
+    assert decided(good)
+    assert bad["level"] == "no semantics" and bad["reason"]
+    assert good["level"] != NONE or good["nearest"]["evidence"]["kind"] == "counterexample"
