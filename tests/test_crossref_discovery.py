@@ -13,7 +13,7 @@ import pytest
 
 from gpuisa.crossref.discovery import EQ, EQR, NONE, ROSETTA_ARCHS, PtxFormRef, amd_instructions, decided, discover_arch
 from gpuisa.semantics.source import amd_semantics
-from tests.conftest import TEXTS
+from tests.conftest import SOURCES, TEXTS
 
 
 def _row(arch: str, form: str, cache) -> dict:
@@ -54,11 +54,17 @@ def test_proof_carries_to_same_pseudocode(tmp_path):
     assert ("same pseudocode as cdna3" in second["evidence"]["detail"]) == same
 
 
-def test_no_candidate_and_refuted_rows_are_explained(tmp_path):
-    # mul24.lo.u32: the 24-bit multiply; rows are decided with evidence or say why not
-    out = discover_arch("rdna3", [PtxFormRef("mul24.lo.u32", "t"), PtxFormRef("bogus.u32", "t")], TEXTS,
-                        tmp_path / "p.json")
-    good, bad = out["rows"]
-    assert decided(good)
+def test_refuted_and_unmodelled_rows_are_explained(tmp_path):
+    # premise: the manual's mul24 Description says its operands are 24-bit values, which its block omits
+    md = SOURCES / "ptx-isa-9.4/9-instruction-set/9.7.1.6-integer-arithmetic-instructionsmul24.md"
+    assert "two 24-bit integer values held in 32-bit source registers" in md.read_text()
+    assert "24" not in TEXTS.ptx_form_text("mul24.lo.u32").semantics.split("t = a * b;")[0]
+    out = discover_arch("rdna3", [PtxFormRef("mul.hi.u64", "t"), PtxFormRef("mul24.lo.u32", "t"),
+                                  PtxFormRef("bogus.u32", "t")], TEXTS, tmp_path / "p.json")
+    hi64, mul24, bad = out["rows"]
+    # no 64-bit multiply-high in RDNA3's ALU: the nearest candidate is refuted by a re-checked counterexample
+    assert hi64["level"] == NONE and decided(hi64)
+    cx = hi64["nearest"]["evidence"]
+    assert cx["kind"] == "counterexample" and "PTX gives" in cx["detail"]
+    assert mul24["level"] == "no semantics" and "24-bit" in mul24["reason"]
     assert bad["level"] == "no semantics" and bad["reason"]
-    assert good["level"] != NONE or good["nearest"]["evidence"]["kind"] == "counterexample"
