@@ -136,3 +136,13 @@ def test_bad_pages_become_counted_skips(tmp_path):
     assert any(r == "operand page missing" and f.endswith("AMDGPUOperandSyntax.rst") for r, f, _ in reasons)
     (row,) = docs.families["GFX99"].instructions
     assert row.operands[0].name == "vaddr" and row.provenance.line == 10
+
+
+def test_every_accepted_kind_has_a_page_and_texts_hold_no_parser_messages(docs, sources):
+    """Operand tables link each kind to its page (AMDGPUOperandSyntax.rst: `.. _amdgpu_synid_v:` ...)."""
+    generic = (sources / DOCS_REL / "AMDGPUOperandSyntax.rst").read_text().splitlines()
+    assert ".. _amdgpu_synid_v:" in generic and ".. _amdgpu_synid_constant:" in generic
+    kinds = {a for p in docs.pages.values() for a in p.accepts}
+    assert {"v", "s", "a", "constant", "literal"} <= kinds
+    assert all(f"amdgpu_synid_{k}" in docs.pages for k in kinds)
+    assert not [p.label for p in docs.pages.values() if "(INFO/1)" in p.text or str(sources) in p.text]

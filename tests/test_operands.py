@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from gpuisa.sources.llvm_syntax_docs import PAGE_ERRATA
 from tests.conftest import SOURCES
 
@@ -133,3 +135,20 @@ def test_show_json_has_operands_and_syntax(catalog_path):
         ["vdst", "vaddr", "srsrc", "soffset"]
     assert [op["syntax"] for op in doc["operands"]][:4] == ["vdst", "vaddr", "srsrc", "soffset"]
     assert [f["name"] for f in doc["operands"][0]["fields"]] == ["VDATA"]   # MUBUF loads return data in VDATA
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_operand_kinds_link_to_their_pages(catalog_path, sources):
+    from fastapi.testclient import TestClient
+
+    from gpuisa.web.app import create_app
+
+    client = TestClient(create_app(catalog_path))
+    html = client.get("/amd/rdna3/ds_add_u32").text
+    assert 'href="/operand/amdgpu_synid_v"' in html and 'href="/operand/amdgpu_synid_gfx11_vaddr_f20ee4"' in html
+    page = client.get("/operand/amdgpu_synid_gfx11_vaddr_f20ee4")
+    assert page.status_code == 200 and "An offset from the start of GDS/LDS memory." in page.text
+    kind = client.get("/api/operand/amdgpu_synid_v").json()
+    assert kind["source"]["file"].endswith("AMDGPUOperandSyntax.rst")
+    assert rst_line(sources, kind["source"]["file"], kind["source"]["line"]) == ".. _amdgpu_synid_v:"
+    assert client.get("/api/operand/amdgpu_synid_nothing_here").status_code == 404

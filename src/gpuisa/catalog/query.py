@@ -214,6 +214,10 @@ class Catalog:
         page["source"] = {"source": "llvm-syntax-docs", "file": page.pop("file"), "line": page.pop("line")}
         return page
 
+    def operand_labels(self) -> list[str]:
+        """Labels of every operand page the catalog holds."""
+        return [r[0] for r in self.conn.execute("SELECT label FROM operand_pages ORDER BY label")]
+
     def operand_coverage(self) -> dict:
         """How many (instruction, arch) entries have operands, per arch and encoding, and what is left."""
         row = self.conn.execute("SELECT value FROM meta WHERE key='operand_coverage'").fetchone()

@@ -180,7 +180,7 @@ def _read_page_sections(doc: nodes.document, rel: str, pages: dict[str, OperandP
 
 
 def _page(label: str, section: nodes.section, prov: Provenance) -> OperandPage:
-    own = [c for c in section.children if not isinstance(c, nodes.section)]
+    own = [c for c in section.children if not isinstance(c, nodes.section | nodes.system_message)]
     title = next((c.astext() for c in own if isinstance(c, nodes.title)), label)
     description = size_text = ""
     accepts: list[str] = []
@@ -201,9 +201,17 @@ def _page(label: str, section: nodes.section, prov: Provenance) -> OperandPage:
         accepts = [k for k in dict.fromkeys(seen) if k in KIND_NAMES]
     m = _SIZE.match(size_text)
     size_bits = (int(m.group(1)) * (1 if m.group(2) == "bits" else 32)) if m else None
-    body = "\n\n".join(c.astext() for c in own if not isinstance(c, nodes.title))
+    body = "\n\n".join(_plain(c) for c in own if not isinstance(c, nodes.title))
     return OperandPage(label=label, name=title, description=description, size_text=size_text,
                        size_bits=size_bits, accepts=tuple(accepts), text=body, provenance=prov)
+
+
+def _plain(node: nodes.Node) -> str:
+    """Text of a node without docutils' own messages (which name local file paths)."""
+    copy = node.deepcopy()
+    for msg in list(copy.findall(nodes.system_message)):
+        msg.parent.remove(msg)
+    return copy.astext()
 
 
 def _read_family(path: Path, rel: str, key: str, docs: SyntaxDocs) -> None:

@@ -498,6 +498,10 @@ def create_app(catalog_path: Path, cache_size: int = 4096, origin: str = "", wor
     async def amd_in_arch(arch: ArchPath, name: Name) -> Response:
         return await work(instruction_page, name, arch, "amd")
 
+    @app.get("/operand/{label}", response_class=HTMLResponse, include_in_schema=False)
+    async def operand_page(label: Name) -> Response:
+        return _html(site.operand_page(catalog.operand_page(label), links))
+
     @app.get("/ptx/{name}", response_class=HTMLResponse, include_in_schema=False)
     async def ptx_page(name: Name) -> Response:
         return await work(instruction_page, name, None, "nvidia")
@@ -568,6 +572,11 @@ def create_app(catalog_path: Path, cache_size: int = 4096, origin: str = "", wor
                         404: {"model": ApiError, "description": "Unknown instruction, or not in that architecture"}})
     async def api_instruction(name: Name, arch: ArchQuery = None) -> Response:
         return await work(instruction_json, name, _arch_param(arch))
+
+    @app.get("/api/operand/{label}", tags=["api"],
+             summary="One operand or operand-kind page of LLVM's AMDGPU syntax docs (`amdgpu_synid_v`)")
+    async def api_operand(label: Name) -> Response:
+        return _json(catalog.operand_page(label))
 
     @app.get("/api/search", tags=["api"], summary="Search names and descriptions, exact names first (`gpuisa search --json`)",
              response_model=list[SearchHit],

@@ -97,6 +97,10 @@ class Links:
     def ptx_index(self) -> str:
         return self.root + ("ptx/index.html" if self.static else "ptx")
 
+    def operand(self, label: str) -> str:
+        """LLVM's page of one operand or operand kind (`amdgpu_synid_v`)."""
+        return self._page(f"operand/{_seg(label)}")
+
     def diff_index(self) -> str:
         return self.root + ("diff/index.html" if self.static else "diff")
 
@@ -469,6 +473,10 @@ class Site:
                     error: str = "") -> str:
         return self.render("search.html", links, title=f"Search: {q}" if q else "Search", q=q, arch=arch,
                            results=results, error=error)
+
+    def operand_page(self, page: dict, links: Links) -> str:
+        """One operand or operand-kind page of LLVM's syntax docs (what an operand accepts, its size, its forms)."""
+        return self.render("operand.html", links, title=page["name"], page=page)
 
     def error_page(self, links: Links, status: int, message: str, suggestions: list[tuple[str, str]] | None = None) -> str:
         titles = {400: "Bad request", 404: "Not found", 500: "Catalog error"}
