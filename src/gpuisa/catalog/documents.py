@@ -191,6 +191,27 @@ class Operand(Document):
     sources: dict[str, str] = {}
 
 
+class OperandKindRef(Document):
+    """A kind an operand accepts (LLVM's name, `v`) and the label of the page that explains it."""
+
+    kind: str
+    label: str
+
+
+class OperandPageDocument(Document):
+    """One operand or operand-kind page of LLVM's syntax docs (`/api/operand/amdgpu_synid_v`)."""
+
+    label: str
+    name: str
+    description: str
+    size: str
+    size_bits: int | None
+    accepts: list[OperandKindRef]
+    kinds: list[str]
+    text: str
+    source: Provenance
+
+
 class SyntaxRow(Document):
     """The row of LLVM's syntax page the operands come from, and the pages serving the arch."""
 

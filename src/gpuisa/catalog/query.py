@@ -23,6 +23,7 @@ from gpuisa.catalog.documents import (
     Erratum,
     InstructionDiff,
     InstructionDocument,
+    OperandPageDocument,
     PtxCategory,
     PtxDocument,
     SearchHit,
@@ -200,7 +201,7 @@ class Catalog:
             return None
         return dict(zip(("family", "section", "mnemonic", "file", "line", "served_by"), row, strict=True))
 
-    def operand_page(self, label: str) -> dict:
+    def operand_page(self, label: str) -> OperandPageDocument:
         """One operand or operand-kind page of LLVM's syntax docs (`amdgpu_synid_gfx11_vaddr_f20ee4`, `amdgpu_synid_v`)."""
         label = label if label.startswith("amdgpu_synid_") else f"amdgpu_synid_{label}"
         row = self.conn.execute("SELECT label, name, description, size, size_bits, accepts, kinds, text, file, line"
@@ -212,7 +213,7 @@ class Catalog:
         page["accepts"], page["kinds"] = json.loads(page["accepts"]), json.loads(page["kinds"])
         page["accepts"] = [{"kind": a, "label": f"amdgpu_synid_{a}"} for a in page["accepts"]]
         page["source"] = {"source": "llvm-syntax-docs", "file": page.pop("file"), "line": page.pop("line")}
-        return page
+        return OperandPageDocument.model_validate(page)
 
     def operand_labels(self) -> list[str]:
         """Labels of every operand page the catalog holds."""

@@ -45,7 +45,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gpuisa import __version__
 from gpuisa.archs import ARCHS, BY_KEY, TARGET_TO_ARCH, resolve_arch
-from gpuisa.catalog.documents import AmdDocument, ArchDiff, InstructionDiff, PtxDocument, SearchHit
+from gpuisa.catalog.documents import AmdDocument, ArchDiff, InstructionDiff, OperandPageDocument, PtxDocument, SearchHit
 from gpuisa.catalog.query import Catalog
 from gpuisa.errors import BudgetError, CatalogError, GpuisaError, NotFoundError
 from gpuisa.limits import MAX_NAME_CHARS, MAX_QUERY_CHARS, WEB_QUEUE, WEB_REQUEST_SECONDS, WEB_WORKERS
@@ -500,7 +500,7 @@ def create_app(catalog_path: Path, cache_size: int = 4096, origin: str = "", wor
 
     @app.get("/operand/{label}", response_class=HTMLResponse, include_in_schema=False)
     async def operand_page(label: Name) -> Response:
-        return _html(site.operand_page(catalog.operand_page(label), links))
+        return _html(site.operand_page(catalog.operand_page(label).as_json(), links))
 
     @app.get("/ptx/{name}", response_class=HTMLResponse, include_in_schema=False)
     async def ptx_page(name: Name) -> Response:
@@ -574,9 +574,12 @@ def create_app(catalog_path: Path, cache_size: int = 4096, origin: str = "", wor
         return await work(instruction_json, name, _arch_param(arch))
 
     @app.get("/api/operand/{label}", tags=["api"],
-             summary="One operand or operand-kind page of LLVM's AMDGPU syntax docs (`amdgpu_synid_v`)")
+             summary="One operand or operand-kind page of LLVM's AMDGPU syntax docs (`amdgpu_synid_v`)",
+             response_model=OperandPageDocument,
+             responses={400: {"model": ApiError, "description": "Bad parameter"},
+                        404: {"model": ApiError, "description": "Unknown operand page"}})
     async def api_operand(label: Name) -> Response:
-        return _json(catalog.operand_page(label))
+        return _json(catalog.operand_page(label).as_json())
 
     @app.get("/api/search", tags=["api"], summary="Search names and descriptions, exact names first (`gpuisa search --json`)",
              response_model=list[SearchHit],

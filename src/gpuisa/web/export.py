@@ -107,7 +107,7 @@ def export_site(catalog_path: Path, out: Path, jobs: int | None = None, progress
     writer.write("diff/index.html", site.diff_index(Links.for_depth(1)))
     for label in catalog.operand_labels():   # operand and operand-kind pages the operand tables link to
         if safe_segment(label):
-            writer.write(f"operand/{label}.html", site.operand_page(catalog.operand_page(label), Links.for_depth(1)))
+            writer.write(f"operand/{label}.html", site.operand_page(catalog.operand_page(label).as_json(), Links.for_depth(1)))
     writer.write("ptx/index.html", site.ptx_index(Links.for_depth(1)))
     keys = site.arch_keys
     for key in keys:
