@@ -221,3 +221,19 @@ def test_cli_eval_matrix(catalog_path, tmp_path) -> None:
     r = subprocess.run([*cmd[:5], "v_wmma_f32_16x16x16_f16", "--arch", "rdna3", "A=/nope.npy", "B=x", "C=y",
                         "--catalog", str(catalog_path)], capture_output=True, text=True, timeout=120, check=False)
     assert r.returncode == 2 and r.stderr.startswith("gpuisa: error:") and "Traceback" not in r.stderr
+
+
+def test_coverage_evaluates_the_manuals_matrix_formulas() -> None:
+    """cdna3's MFMA blocks (`D = A (32x8) * B (8x32) + C (32x32)`) evaluate through the matrix model; only
+    the sparse SMFMAC forms stay listed, each with its reason and manual line."""
+    from gpuisa.semantics.coverage import coverage
+    from gpuisa.semantics.errors import EvalError
+
+    assert "D = A (32x8) * B (8x32) + C (32x32)" in manual_line("cdna3", 10304)
+    cov = coverage("cdna3", TEXTS)
+    matrix_failures = [f for f in cov.failures if mx.MATRIX_FAMILY.match(f.name)]
+    assert matrix_failures and all(f.name.startswith("V_SMFMAC_") and "not modelled" in f.reason
+                                   and f.cite.startswith("amd-isa-manuals/cdna3/README.md:") for f in matrix_failures)
+    with pytest.raises(EvalError, match="manual says"):
+        mx.run_random("v_mfma_f32_32x32x16_f16", "D = A (32x8) * B (8x32) + C (32x32)", "cdna3",
+                      np.random.default_rng(0))

@@ -34,7 +34,8 @@ def _fmt(value: object) -> str:
 def register(app: typer.Typer) -> None:
     @app.command("eval")
     def eval_cmd(
-        name: Annotated[str, typer.Argument(help="AMD instruction (v_sad_u32, s_add_i32) or PTX form (clmad.lo.u64)")],
+        name: Annotated[str | None, typer.Argument(help="AMD instruction (v_sad_u32, s_add_i32) or PTX form "
+                                                         "(clmad.lo.u64)")] = None,
         operands: Annotated[list[str] | None, typer.Argument(help="NAME=VALUE pairs: S0=5 S1=0x3 (AMD), a=3 (PTX)")]
         = None,
         arch: Annotated[str | None, typer.Option("--arch", "-a", help="AMD architecture (rdna3, gfx1100 ...)")] = None,
@@ -44,12 +45,20 @@ def register(app: typer.Typer) -> None:
         catalog: CatalogOpt = None,
         as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
         lanes: Annotated[bool, typer.Option("--lanes", help="matrix instructions: show the register view")] = False,
+        coverage: Annotated[bool, typer.Option("--coverage", help="per arch: share of VALU/SALU pseudocode that "
+                                                                  "parses and evaluates (--arch for one)")] = False,
     ) -> None:
         """Evaluate the manual's pseudocode: gpuisa eval v_sad_u32 --arch rdna3 S0=5 S1=3 S2=10.
 
         Names resolve as in `gpuisa show` (LLVM suffixes, old names, PTX forms); the text comes from the catalog."""
         from gpuisa.commands.eval_matrix import eval_matrix, is_matrix_name
         from gpuisa.semantics.api import eval_amd, eval_ptx, parse_assignments  # heavy: lark and numpy
+
+        if coverage:
+            _coverage(open_catalog(catalog), [resolve_arch(arch).key] if arch else [a.key for a in ARCHS], as_json)
+            return
+        if name is None:
+            raise GpuisaError("give an instruction name (gpuisa eval v_sad_u32 --arch rdna3 S0=5 ...) or --coverage")
 
         if is_matrix_name(name):   # MFMA/WMMA: whole matrices from files (A=a.npy), not register values
             cat = open_catalog(catalog)
@@ -106,3 +115,20 @@ def _newest_with_pseudocode(key: str, texts) -> str:
         except GpuisaError:
             continue
     raise GpuisaError(f"no architecture's manual gives pseudocode for {key.lower()}; try --arch")
+
+
+def _coverage(texts, archs: list[str], as_json: bool) -> None:
+    """`gpuisa eval --coverage`: {"cdna4": {"VALU": 97.4, "SALU": 98.1}, ...}; --json adds every failure."""
+    from gpuisa.semantics.coverage import coverage, vars_
+
+    report = {}
+    for a in archs:
+        cov = coverage(a, texts)
+        report[a] = {u: round(100 * c.share, 1) for u, c in sorted(cov.units.items(), reverse=True)}
+        report[a]["failures"] = [vars_(f) for f in cov.failures]
+    if as_json:
+        typer.echo(json.dumps(report, indent=2))
+        return
+    for a, r in report.items():
+        typer.echo(f"{a:8} VALU {r.get('VALU', 0):5.1f}%  SALU {r.get('SALU', 0):5.1f}%  ({len(r['failures'])} failures; "
+                   "--json lists them with reason and manual line)")

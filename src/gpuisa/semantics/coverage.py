@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gpuisa.semantics import matrix
 from gpuisa.semantics.errors import EvalError, SemanticsError
 from gpuisa.semantics.ptx import parse_ptx, ptx_semantics
 from gpuisa.semantics.run import evaluate_ptx, evaluate_wave, machine_for, parse_block
@@ -110,6 +111,15 @@ def coverage(arch: str, texts: Texts, lanes: int = 8, seed: int = 0) -> ArchCove
             continue
         cnt.with_pseudocode += 1
         where = f"{name} ({arch})"
+        if matrix.MATRIX_FAMILY.match(name):   # formulas over whole matrices: the matrix model evaluates them
+            try:
+                matrix.run_random(name, f"{doc.description}\n{doc.pseudocode}", arch, rng)
+            except SemanticsError as exc:
+                out.failures.append(Failure(name, unit, "eval", exc.reason, doc.provenance.cite()))
+                continue
+            cnt.parsed += 1
+            cnt.evaluated += 1
+            continue
         try:
             parse_block(doc.pseudocode, doc.style, where)
         except SemanticsError as exc:

@@ -62,6 +62,33 @@ class MatrixShape:
         return 64 if self.family == "mfma" else 32
 
 
+# Every matrix family a manual names; the ones _NAME does not read (sparse SMFMAC/SWMMAC) are reported as such.
+MATRIX_FAMILY = re.compile(r"^V_(MFMA|WMMA|SMFMAC|SWMMAC)_", re.I)
+
+
+def run_random(name: str, text: str, arch: str, rng: np.random.Generator, batch: int = 2) -> np.ndarray:
+    """Evaluate a matrix instruction on random matrices after checking its name against the manual's formula.
+
+    This is how coverage evaluates the manuals' `D = A (32x8) * B (8x32) + C (32x32)` blocks, which
+    are formulas over whole matrices rather than per-lane pseudocode."""
+    if not is_matrix_name(name):
+        raise EvalError(f"{name.lower()}: not modelled (sparse SMFMAC/SWMMAC, or no MxNxK shape in the name)")
+    shape = parse_name(name)
+    problems = check_against_manual(shape, text)
+    if problems:
+        raise EvalError(f"{shape.name}: " + "; ".join(problems))
+    lead = (batch, shape.blocks)
+    if shape.a in ("i8",) or shape.out == "i32":
+        a = rng.integers(-128, 128, size=(*lead, shape.m, shape.k))
+        b = rng.integers(-128, 128, size=(*lead, shape.k, shape.n))
+        c = rng.integers(-(1 << 20), 1 << 20, size=(*lead, shape.m, shape.n))
+    else:
+        a = rng.standard_normal((*lead, shape.m, shape.k))
+        b = rng.standard_normal((*lead, shape.k, shape.n))
+        c = rng.standard_normal((*lead, shape.m, shape.n))
+    return multiply(shape, a, b, c, arch=arch)
+
+
 def is_matrix_name(name: str) -> bool:
     """True for the MFMA/WMMA names parse_name reads."""
     return bool(_NAME.match(name.strip().lower()))
