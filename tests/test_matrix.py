@@ -103,6 +103,15 @@ def test_lane_layout_round_trip(arch: str, name: str, fmt: str, seed: int) -> No
         assert (mx.from_registers(shape, op, regs, b) == raw).all()
         lay = mx.layout(shape, op, b).reshape(-1, 3)
         assert len({tuple(x) for x in lay}) == len(lay)          # one place per element
+    if shape.scaled:   # E8M0 scales: one byte per lane, in the byte OPSEL picks (cdna4/README.md:1964, :1967)
+        assert "one-quarter of one VGPR across 64 lanes" in manual_line("cdna4", 1967)
+        opsel = int(rng.integers(0, 4))
+        for op, size in (("scale_a", shape.m), ("scale_b", shape.n)):
+            raw = rng.integers(0, 256, size=(1, size, shape.k // 32), dtype=np.uint64)
+            regs = mx.to_registers(shape, op, raw, 8, opsel)
+            assert regs.shape == (1, 64)
+            assert (mx.from_registers(shape, op, regs, 8, opsel) == raw).all()
+            assert (regs & np.uint32(~(0xFF << (8 * opsel)) & 0xFFFFFFFF) == 0).all()
 
 
 def _bound_check(shape: mx.MatrixShape, a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> float:
@@ -150,6 +159,13 @@ def test_scaled_mfma_applies_e8m0_per_32_k_values() -> None:
     _bound_check(shape, a_s, b_s, c, d)
     unscaled = mx.multiply(shape, a, b, c, arch="cdna4")[0]
     assert not np.allclose(d, unscaled)
+
+
+def test_six_bit_packing_is_refused_not_guessed() -> None:
+    from gpuisa.semantics.errors import EvalError
+
+    with pytest.raises(EvalError, match="6-bit elements"):
+        mx.layout(mx.parse_name("v_mfma_scale_f32_16x16x128_f8f6f4"), "A", 6)
 
 
 def test_fp8_matrix_inputs_take_the_arch_flavour() -> None:
@@ -237,3 +253,24 @@ def test_coverage_evaluates_the_manuals_matrix_formulas() -> None:
     with pytest.raises(EvalError, match="manual says"):
         mx.run_random("v_mfma_f32_32x32x16_f16", "D = A (32x8) * B (8x32) + C (32x32)", "cdna3",
                       np.random.default_rng(0))
+
+
+def test_eval_matrix_scaled_form_with_scales(tmp_path) -> None:
+    """v_mfma_scale_f32_16x16x128_f8f6f4: the manual's record is the unscaled op's (cdna4/README.md:1956);
+    scale_a = 128 doubles A (2^(128-127)), scale_b = 127 leaves B; the register view shows both scales."""
+    from gpuisa.commands.eval_matrix import eval_matrix
+
+    assert "V\\_MFMA\\_SCALE\\_F32\\_16X16X128\\_F8F6F4" in manual_line("cdna4", 1956)
+    rng = np.random.default_rng(18)
+    a = rng.standard_normal((16, 128)).astype(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    b = rng.standard_normal((128, 16)).astype(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    for k, v in {"a": a, "b": b, "c": np.zeros((16, 16), np.float32), "sa": np.full((16, 4), 128),
+                 "sb": np.full((4, 16), 127)}.items():
+        np.save(tmp_path / f"{k}.npy", v)
+    pairs = [f"{k}={tmp_path / f}" for k, f in (("A", "a.npy"), ("B", "b.npy"), ("C", "c.npy"),
+                                                ("scale_a", "sa.npy"), ("scale_b", "sb.npy"))]
+    out = eval_matrix("v_mfma_scale_f32_16x16x128_f8f6f4", "cdna4", pairs, TEXTS, lanes=False)
+    shape = mx.parse_name("v_mfma_scale_f32_16x16x128_f8f6f4")
+    _bound_check(shape, 2 * a, b, np.zeros((16, 16)), np.array(out["D"]))
+    view = eval_matrix("v_mfma_scale_f32_16x16x128_f8f6f4", "cdna4", pairs, TEXTS, lanes=True)["lanes"]
+    assert view["scale_a"] == [["0x00000080"] * 64] and view["scale_b"] == [["0x0000007f"] * 64]

@@ -47,7 +47,12 @@ def eval_matrix(name: str, arch: str, pairs: list[str], texts: Any, *, lanes: bo
     from gpuisa.semantics import matrix as mx
 
     shape = mx.parse_name(name)
-    docs = texts.instruction_docs(arch).get(shape.name.upper())
+    all_docs = texts.instruction_docs(arch)
+    docs = all_docs.get(shape.name.upper())
+    if not docs and shape.scaled:
+        # V_MFMA_SCALE_* is a load-scale dword pair in front of the unscaled op, whose record the manual
+        # gives (cdna4/README.md:1956)
+        docs = all_docs.get(shape.name.upper().replace("_SCALE_", "_"))
     if not docs:
         raise GpuisaError(f"{shape.name} is not an instruction of {arch}")
     doc = docs[0]
@@ -91,5 +96,8 @@ def eval_matrix(name: str, arch: str, pairs: list[str], texts: Any, *, lanes: bo
                                ("C", mats["C"], "f32", 32), ("D", d, "f32", 32)):
         raw = mx.encode_elements(np.asarray(arr).reshape(shape.blocks, *np.asarray(arr).shape[-2:]), fmt)
         views[op] = [[f"{int(w):#010x}" for w in row] for row in mx.to_registers(shape, op, raw, bits)]
+    for k, sc in scales.items():   # (M x K/32) and (K/32 x N) as given -> (row or column, K block), OPSEL 0
+        raw = (sc if k == "scale_a" else sc.T).reshape(1, *(sc if k == "scale_a" else sc.T).shape)
+        views[k] = [[f"{int(w):#010x}" for w in row] for row in mx.to_registers(shape, k, raw, 8)]
     out["lanes"] = views
     return out

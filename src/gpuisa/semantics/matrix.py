@@ -225,8 +225,9 @@ def accumulation_bound(shape: MatrixShape, a: np.ndarray, b: np.ndarray, c: np.n
 # ------------------------------------------------------------------ register layouts
 
 
-def layout(shape: MatrixShape, operand: str, bits: int) -> np.ndarray:
-    """For every element (block, row, col) of `operand` (A, B, C or D): (lane, register, bit offset)."""
+def layout(shape: MatrixShape, operand: str, bits: int, opsel: int = 0) -> np.ndarray:
+    """For every element (block, row, col) of `operand` (A, B, C, D; scale_a, scale_b of scaled forms as
+    (row, K block) and (column, K block)): (lane, register, bit offset)."""
     if operand in ("A", "B"):
         rows, cols = (shape.m, shape.k) if operand == "A" else (shape.k, shape.n)
         bi, ri, ci = np.meshgrid(np.arange(shape.blocks), np.arange(rows), np.arange(cols), indexing="ij")
@@ -250,16 +251,25 @@ def layout(shape: MatrixShape, operand: str, bits: int) -> np.ndarray:
         bit = np.zeros_like(reg)
         if bits != 32:
             raise EvalError(f"{shape.name}: {bits}-bit C/D registers are not modelled")
+    elif operand in ("scale_a", "scale_b") and shape.scaled:
+        # 64 E8M0 bytes, one per lane, in the byte OPSEL picks (cdna4/README.md:1964, :1967); which lane holds
+        # which (row, K block) is drawn, not written, in the manual: here the lane that holds those 32
+        # A (B) values, the CDNA input rule above (an assumption, stated)
+        size, blocks_k = (shape.m if operand == "scale_a" else shape.n), shape.k // SCALE_BLOCK
+        _, ri, ci = np.meshgrid(np.arange(1), np.arange(size), np.arange(blocks_k), indexing="ij")
+        lane, reg, bit = ri + size * ci, np.zeros_like(ri), np.full_like(ri, 8 * opsel)
     else:
-        raise EvalError(f"no matrix operand {operand}")
+        raise EvalError(f"no matrix operand {operand} for {shape.name}")
+    if 32 % bits and operand in ("A", "B"):
+        raise EvalError(f"{shape.name}: packing {bits}-bit elements across register boundaries is not modelled")
     return np.stack([lane, reg, bit], axis=-1)
 
 
-def to_registers(shape: MatrixShape, operand: str, raw: np.ndarray, bits: int) -> np.ndarray:
+def to_registers(shape: MatrixShape, operand: str, raw: np.ndarray, bits: int, opsel: int = 0) -> np.ndarray:
     """Raw element encodings (blocks x rows x cols) -> registers (regs x lanes) of uint32.
 
     WMMA A/B lanes 16-31 repeat lanes 0-15 (rdna3/README.md:2611)."""
-    lay = layout(shape, operand, bits)
+    lay = layout(shape, operand, bits, opsel)
     raw = np.asarray(raw, dtype=np.uint64).reshape(lay.shape[:-1])
     nregs = int(lay[..., 1].max()) + 1
     regs = np.zeros((nregs, shape.wave), dtype=np.uint64)
@@ -271,9 +281,9 @@ def to_registers(shape: MatrixShape, operand: str, raw: np.ndarray, bits: int) -
     return regs.astype(np.uint32)
 
 
-def from_registers(shape: MatrixShape, operand: str, regs: np.ndarray, bits: int) -> np.ndarray:
+def from_registers(shape: MatrixShape, operand: str, regs: np.ndarray, bits: int, opsel: int = 0) -> np.ndarray:
     """Registers (regs x lanes) -> raw element encodings (blocks x rows x cols)."""
-    lay = layout(shape, operand, bits)
+    lay = layout(shape, operand, bits, opsel)
     words = np.asarray(regs, dtype=np.uint64)[lay[..., 1], lay[..., 0]]
     return (words >> lay[..., 2].astype(np.uint64)) & np.uint64((1 << bits) - 1)
 
