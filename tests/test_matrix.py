@@ -274,3 +274,20 @@ def test_eval_matrix_scaled_form_with_scales(tmp_path) -> None:
     _bound_check(shape, 2 * a, b, np.zeros((16, 16)), np.array(out["D"]))
     view = eval_matrix("v_mfma_scale_f32_16x16x128_f8f6f4", "cdna4", pairs, TEXTS, lanes=True)["lanes"]
     assert view["scale_a"] == [["0x00000080"] * 64] and view["scale_b"] == [["0x0000007f"] * 64]
+
+
+def test_cli_eval_coverage(catalog_path) -> None:
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-c", "from gpuisa.cli import main; main()", "eval", "--coverage", "--arch", "cdna3",
+           "--catalog", str(catalog_path)]
+    r = subprocess.run([*cmd, "--json"], capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert set(report) == {"cdna3"} and 0 < report["cdna3"]["VALU"] <= 100 and 0 < report["cdna3"]["SALU"] <= 100
+    assert all(re.fullmatch(r"amd-isa-manuals/cdna3/README\.md:\d+ .*", f["cite"]) and f["reason"]
+               for f in report["cdna3"]["failures"])
+    assert not any(f["name"].startswith("V_MFMA_") for f in report["cdna3"]["failures"])
+    text = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False).stdout
+    assert text.startswith("cdna3") and "VALU" in text and "SALU" in text
