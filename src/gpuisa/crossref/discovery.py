@@ -363,8 +363,13 @@ def discover_arch(arch: str, forms: list[PtxFormRef], texts: Texts, cache: Path 
                   timeout_s: int = Z3_TIMEOUT_S) -> dict[str, Any]:
     """One row per PTX form: {form, chapter, level, amd, wiring, restrictions, evidence | nearest, reason}."""
     t0 = time.perf_counter()
-    proofs = _load(cache)
     amd = amd_instructions(arch, texts)
+    fp = _rows_fingerprint(arch, forms, amd, texts)
+    rows_file = cache.with_name(f"{cache.stem}-rows-{arch}.json") if cache is not None else None
+    old = _load(rows_file)
+    if old.get("fingerprint") == fp:
+        return {"arch": arch, "rows": old["rows"], "seconds": round(time.perf_counter() - t0, 2), "cached": True}
+    proofs = _load(cache)
     screens: dict[tuple, Any] = {}
     rows = []
     for ref in forms:
@@ -375,7 +380,24 @@ def discover_arch(arch: str, forms: list[PtxFormRef], texts: Texts, cache: Path 
         except Exception as exc:  # the row says why; one form never stops the table
             rows.append(row | {"level": NOSEM, "reason": f"the PTX semantics do not evaluate: {exc}"})
     _save(cache, proofs)
-    return {"arch": arch, "rows": rows, "seconds": round(time.perf_counter() - t0, 2)}
+    if rows_file is not None:
+        tmp = rows_file.with_suffix(f".{time.time_ns()}.tmp")
+        tmp.write_text(json.dumps({"fingerprint": fp, "rows": rows}))
+        tmp.replace(rows_file)
+    return {"arch": arch, "rows": rows, "seconds": round(time.perf_counter() - t0, 2), "cached": False}
+
+
+def _rows_fingerprint(arch: str, forms: list[PtxFormRef], amd: list[AmdInstr], texts: Texts) -> str:
+    """Changes when the code, a form's manual text or any candidate's pseudocode changes."""
+    parts = [arch]
+    for ref in forms:
+        try:
+            found = texts.ptx_form_text(ref.form)
+            parts.append(f"{ref.form}|{ref.chapter}|{found.syntax}|{found.semantics}")
+        except GpuisaError as exc:
+            parts.append(f"{ref.form}|{exc}")
+    parts += [f"{a.name}|{a.text}" for a in amd]
+    return _fp(*parts)
 
 
 def _load(cache: Path | None) -> dict[str, Any]:
