@@ -96,6 +96,20 @@ class Catalog:
         """PTX instructions by manual chapter (the PTX index page)."""
         return ptx_index(self.conn)
 
+    def ptx_forms_in(self, categories: tuple[str, ...]) -> list[tuple[str, str]]:
+        """(form, chapter) of every manual form in those PTX chapters, in section order (the Rosetta's rows)."""
+        marks = ",".join("?" * len(categories))
+        rows = self.conn.execute(
+            "SELECT f.form, i.category, i.section FROM ptx_forms f JOIN ptx_instructions i ON i.id = f.instr_id"
+            f" WHERE i.category IN ({marks}) AND f.in_manual = 1 ORDER BY f.id", categories).fetchall()
+        seen: set[str] = set()
+        out = []
+        for form, category, _ in sorted(rows, key=lambda r: tuple(int(x) for x in r[2].split(".") if x.isdigit())):
+            if form not in seen:
+                seen.add(form)
+                out.append((form, category))
+        return out
+
     def resolve(self, name: str) -> str:
         """Catalog key for a user/LLVM spelling (case-insensitive, _e64 etc. dropped, old names, PTX forms)."""
         return self.resolve_name(name).key
