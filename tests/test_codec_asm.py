@@ -37,6 +37,7 @@ def test_python_api_roundtrip(codec_env):
     ("s_nop 0\nv_frob v1", 2, 1, "unknown mnemonic 'v_frob'"),
     ("v_add_f32_e64 v1, 0x123456789, v3", 1, 19, "does not fit in 32 bits"),
     ("v_sad_u32 v5, v1, v2", 1, 19, "takes 4 operands"),
+    ("v_add_f16_e32 v1, 1e10, v2", 1, 19, "does not fit in a 16-bit float"),
     ("v_sad_u32 v5, v1, v2, s3 bogus", 1, 26, "modifier 'bogus' is not allowed"),
     ("v_add_f32 v1, v2, v3\n" + "x" * 10_000_000, 2, 4097, "limit is 4096"),
 ])

@@ -80,10 +80,6 @@ def _cache_kind(mnemonic: str) -> str:
     return "load"
 
 
-def form_enc(lay: Layout) -> str:
-    return lay.encoding
-
-
 def _is_float(mnemonic: str) -> bool:
     parts = mnemonic.split("_")
     return any(p.startswith(("f16", "f32", "f64", "bf16")) or p in ("f16", "f32", "f64") for p in parts[1:])
@@ -128,7 +124,7 @@ class _Decoder:
             text, size = self.render(lay, form, data, pos)
         except _Undecodable as exc:
             return Decoded(pos, data[pos:pos + 4], "<invalid>", valid=False, reason=str(exc))
-        except (KeyError, IndexError, ValueError, TypeError) as exc:   # a gap in the tables, not the input
+        except (KeyError, IndexError, ValueError, TypeError, OverflowError) as exc:   # a gap in the tables
             return Decoded(pos, data[pos:pos + 4], "<invalid>", valid=False,
                            reason=f"cannot print {form.base} on {self.t.target}: internal {type(exc).__name__} {exc}")
         if len(data) - pos < size:
@@ -249,7 +245,7 @@ class _Decoder:
         if fname in ("ADDR", "VADDR") and op.size_text.startswith("1 or 2 dwords") and "SADDR" in f:
             saddr = get_bits(word, f["SADDR"])
             return ops.reg_range("v", get_bits(word, f[fname]), 2 if saddr in (0x7F, 0x7C if gen >= 11 else 0x7D) else 1)
-        if fname == "SOFFSET" and form_enc(lay) == "SMEM":
+        if fname == "SOFFSET" and lay.encoding == "SMEM":
             return self._smem(lay, word)[0]
         if fname in ("VADDR",) and "OFFEN" in f and "IDXEN" in f:
             n = get_bits(word, f["OFFEN"]) + get_bits(word, f["IDXEN"])

@@ -212,7 +212,7 @@ class _Encoder:
             except _Attempt as exc:
                 if best is None or exc.col > best.col:
                     best = exc
-            except (KeyError, IndexError, ValueError, TypeError) as exc:   # a gap in the tables, not the input
+            except (KeyError, IndexError, ValueError, TypeError, OverflowError) as exc:   # a gap in the tables
                 raise AsmError(line_no, lead + 1, f"cannot encode {form.base}{variant.split('~')[0]} on "
                                                   f"{self.t.target}: internal {type(exc).__name__} {exc}") from None
         assert best is not None

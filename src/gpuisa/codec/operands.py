@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import re
-import struct
 
 from gpuisa.codec.syntax import (
     INLINE_FLOATS,
@@ -198,8 +197,7 @@ def literal_value(text: str, bits: int, is_float: bool) -> int | None:
     f = parse_float(text)
     if f is None:
         return None
-    if bits == 64:
-        return (float_bits(f, 64) >> 32) & 0xFFFFFFFF
-    if bits == 16:
-        return float_bits(f, 16)
-    return int.from_bytes(struct.pack("<f", f), "little")
+    pattern = float_bits(f, bits if bits in (16, 64) else 32)
+    if pattern is None:
+        raise OperandError(f"{text} does not fit in a {bits}-bit float")
+    return (pattern >> 32) & 0xFFFFFFFF if bits == 64 else pattern

@@ -154,7 +154,10 @@ def reg_range(prefix: str, first: int, dwords: int) -> str:
     return f"{prefix}[{first}:{first + dwords - 1}]"
 
 
-def float_bits(value: float, bits: int) -> int:
-    """IEEE bit pattern of `value` at 16, 32 or 64 bits."""
+def float_bits(value: float, bits: int) -> int | None:
+    """IEEE bit pattern of `value` at 16, 32 or 64 bits; None when it does not fit that format."""
     fmt = {16: "<e", 32: "<f", 64: "<d"}[bits]
-    return int.from_bytes(struct.pack(fmt, value), "little")
+    try:
+        return int.from_bytes(struct.pack(fmt, value), "little")
+    except (OverflowError, struct.error):
+        return None
