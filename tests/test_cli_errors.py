@@ -26,7 +26,7 @@ NO_CATALOG = [
     ("unknown option", ["--bogus"], "No such option: --bogus"),
     ("show without name", ["show"], "Missing argument"),
     ("search without text", ["search"], "Missing argument"),
-    ("eval without name", ["eval"], "Missing argument"),
+    ("eval without name", ["eval"], "give an instruction name"),   # the name is optional since `eval --coverage`
     ("show unknown option", ["show", "v_sad_u32", "--bogus"], "No such option: --bogus"),
     ("option without value", ["show", "v_sad_u32", "--arch"], "--arch"),
     ("limit not a number", ["search", "sad", "--limit", "abc"], "'--limit'"),
