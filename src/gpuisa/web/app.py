@@ -500,7 +500,7 @@ def create_app(catalog_path: Path, cache_size: int = 4096, origin: str = "", wor
 
     @app.get("/operand/{label}", response_class=HTMLResponse, include_in_schema=False)
     async def operand_page(label: Name) -> Response:
-        return _html(site.operand_page(catalog.operand_page(label).as_json(), links))
+        return await work(lambda: _html(site().operand_page(catalog().operand_page(label).as_json(), links)))
 
     @app.get("/ptx/{name}", response_class=HTMLResponse, include_in_schema=False)
     async def ptx_page(name: Name) -> Response:
@@ -579,7 +579,7 @@ def create_app(catalog_path: Path, cache_size: int = 4096, origin: str = "", wor
              responses={400: {"model": ApiError, "description": "Bad parameter"},
                         404: {"model": ApiError, "description": "Unknown operand page"}})
     async def api_operand(label: Name) -> Response:
-        return _json(catalog.operand_page(label).as_json())
+        return await work(lambda: _json(catalog().operand_page(label).as_json()))
 
     @app.get("/api/search", tags=["api"], summary="Search names and descriptions, exact names first (`gpuisa search --json`)",
              response_model=list[SearchHit],
