@@ -6,6 +6,8 @@ Facts are read from the sources first; screenshots go to artifacts/screenshots/.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.conftest import SOURCES, manual_line
@@ -125,7 +127,10 @@ def test_copy_buttons_and_example_permalinks(page, server):
     ident = p.locator("[data-fact=identifier] + button.copy")
     assert ident.count() == 1
     ident.click()
-    assert ident.inner_text() in ("copied", "selected: press Ctrl+C")
+    # the label changes when the clipboard promise settles: wait for it (a bare read races under load)
+    from playwright.sync_api import expect
+
+    expect(ident).to_have_text(re.compile(r"^(copied|selected: press Ctrl\+C)$"), timeout=10_000)
     first = p.locator("ol.examples li").first
     anchor = first.get_attribute("id")
     assert anchor == "example-1" and first.locator("a.permalink").get_attribute("href") == "#example-1"
