@@ -24,3 +24,15 @@ schema = schemathesis.pytest.from_fixture("api_schema")
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 def test_api_matches_its_schema(case):
     case.call_and_validate()
+
+
+def test_whitespace_only_search_finds_nothing(catalog_path):
+    """Found by schemathesis: q=%1D satisfies the schema (minLength 1) but is whitespace to Python's str.strip."""
+    from fastapi.testclient import TestClient
+
+    from gpuisa.web.app import create_app
+
+    client = TestClient(create_app(catalog_path))
+    for q in ("%1D", "%20%20", "%09"):
+        r = client.get(f"/api/search?q={q}")
+        assert r.status_code == 200 and r.json() == [], (q, r.status_code, r.text)

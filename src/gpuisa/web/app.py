@@ -587,6 +587,8 @@ def create_app(catalog_path: Path, cache_size: int = 4096, origin: str = "", wor
                         503: {"model": ApiError, "description": "Over the time budget, or the server is busy (Retry-After)"}})
     async def api_search(q: SearchText, arch: ArchQuery = None, limit: Limit = 20) -> Response:
         arch_key = _arch_param(arch)
+        if not q.strip():   # only whitespace (Python's, which includes \x1c-\x1f): valid per the schema, finds nothing
+            return _json([])
         return await work(lambda: _json([hit.as_json() for hit in catalog().search(q, arch_key, limit)]))
 
     @app.get("/api/arch/{arch}", tags=["api"], summary="One architecture and its instructions by functional group",
