@@ -8,6 +8,7 @@ line:column and say why (unknown mnemonic, operand not allowed, literal out of r
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gpuisa.codec import operands as ops
@@ -68,24 +69,26 @@ class _Token:
     col: int         # 1-based column in the line
 
 
-def _split(text: str, start_col: int) -> tuple[list[_Token], list[_Token]]:
-    """Operands (comma-separated) and modifiers (space-separated after the last operand)."""
-    parts: list[_Token] = []
+def _top_level(text: str, col: int, is_separator: Callable[[str], bool]) -> list[_Token]:
+    """The pieces of `text` between separators outside ()/[] (raw, empty ones kept), each with its column."""
+    out: list[_Token] = []
     depth = 0
-    cur = ""
-    cur_col = start_col
+    start = 0
     for i, ch in enumerate(text):
         if ch in "([":
             depth += 1
         elif ch in ")]":
             depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(_Token(cur, cur_col))
-            cur = ""
-            cur_col = start_col + i + 1
-            continue
-        cur += ch
-    parts.append(_Token(cur, cur_col))
+        if depth == 0 and is_separator(ch):
+            out.append(_Token(text[start:i], col + start))
+            start = i + 1
+    out.append(_Token(text[start:], col + start))
+    return out
+
+
+def _split(text: str, start_col: int) -> tuple[list[_Token], list[_Token]]:
+    """Operands (comma-separated) and modifiers (space-separated after the last operand)."""
+    parts = _top_level(text, start_col, lambda ch: ch == ",")
     operands = []
     for p in parts:
         lead = len(p.text) - len(p.text.lstrip())
@@ -103,28 +106,8 @@ def _split(text: str, start_col: int) -> tuple[list[_Token], list[_Token]]:
 
 
 def _words(text: str, col: int) -> list[_Token]:
-    out: list[_Token] = []
-    depth = 0
-    cur = ""
-    cur_col = col
-    for i, ch in enumerate(text):
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        if ch.isspace() and depth == 0:
-            if cur:
-                out.append(_Token(cur, cur_col))
-            cur = ""
-            cur_col = col + i + 1
-            continue
-        if not cur:
-            cur_col = col + i
-        cur += ch
-    if cur:
-        out.append(_Token(cur, cur_col))
     # `|v1|` with spaces, `neg( 1 )` and `- v1` are rare; `abs(` spacing is kept together by depth
-    return out
+    return [piece for piece in _top_level(text, col, str.isspace) if piece.text]
 
 
 class _Attempt(Exception):
