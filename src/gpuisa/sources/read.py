@@ -125,8 +125,8 @@ class ManualTexts:
         want = form.strip().lower()
         for ins in self._ptx.instructions:
             for f in ins.forms:
-                if f.form == want:
+                if f.form.lower() == want:
                     return PtxFormText(f, ins.name, ins.syntax, ins.semantics, ins.provenance.cite())
         head = want.split(".")[0]
-        names = sorted({f.form for i in self._ptx.instructions for f in i.forms if f.form.split(".")[0] == head})
+        names = sorted({f.form for i in self._ptx.instructions for f in i.forms if f.form.split(".")[0].lower() == head})
         raise NotFoundError("PTX form", form, names[:8])
