@@ -191,12 +191,7 @@ class Facts:
             ops = ", ".join(f"{o['name']} ({o['access']}, {o.get('format') or o.get('register_class') or ''})".replace(", )", ")")
                             for o in doc["operands"])
             out += [f"**Operands:** {ops}", ""]
-        if doc.get("semantics"):
-            out += [_fenced(doc["semantics"]), ""]
-        eq = doc.get("equivalents") or []
-        if eq:
-            out.append("**PTX equivalents:** " + "; ".join(_equivalent_line(e, "ptx") for e in _first_per(eq, "ptx")[:4]))
-            out.append("")
+        out += _semantics_and_equivalents(doc, "ptx")
         out.append(f"[{doc['name']} on {doc['arch_display']}]({self.pages}/amd/{doc['arch']}/{doc['name']})")
         return "\n".join(out)
 
@@ -348,12 +343,7 @@ class Facts:
             out.append("")
         elif doc.get("syntax"):
             out += [_fenced(doc["syntax"]), ""]
-        if doc.get("semantics"):
-            out += [_fenced(doc["semantics"]), ""]
-        eq = doc.get("equivalents") or []
-        if eq:
-            out.append("**AMD equivalents:** " + "; ".join(_equivalent_line(e, "amd") for e in _first_per(eq, "amd")[:4]))
-            out.append("")
+        out += _semantics_and_equivalents(doc, "amd")
         out.append(f"[{doc['name']} in the PTX reference]({self.pages}/ptx/{doc['name']})")
         return "\n".join(out)
 
@@ -382,6 +372,18 @@ class Facts:
         params = [(p.strip(), "") for p in operands.split(",") if p.strip()]
         label = (doc.get("form") or doc["name"]) + (" " + ", ".join(p for p, _ in params) if params else "")
         return label, params, (doc.get("syntax") or doc.get("summary") or "")[:2000]
+
+
+def _semantics_and_equivalents(doc: dict, other: str) -> list[str]:
+    """The hover's tail, the same for both vendors: the semantics block, then up to four of the other side's equivalents."""
+    out: list[str] = []
+    if doc.get("semantics"):
+        out += [_fenced(doc["semantics"]), ""]
+    eq = doc.get("equivalents") or []
+    if eq:
+        label = "PTX" if other == "ptx" else "AMD"
+        out += [f"**{label} equivalents:** " + "; ".join(_equivalent_line(e, other) for e in _first_per(eq, other)[:4]), ""]
+    return out
 
 
 def _fenced(text: str, limit: int = 1500) -> str:
