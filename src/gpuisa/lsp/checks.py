@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from gpuisa.archs import TARGET_TO_ARCH
 from gpuisa.lsp.asm_text import AMD, PTX, Document, Span, is_listing
 from gpuisa.lsp.facts import Facts, arch_of_target, is_ptx_target
+from gpuisa.verify import llvm_mc
+from gpuisa.verify.ptx_tools import find_tools
 
 ERROR, WARNING, INFORMATION, HINT = 1, 2, 3, 4
 
@@ -141,19 +143,14 @@ class Tool:
 
 
 def find_llvm_mc() -> Tool | None:
-    from gpuisa.verify.llvm_mc import LlvmMcMissing
-    from gpuisa.verify.llvm_mc import find_llvm_mc as find
-
     try:
-        tool = find()
-    except LlvmMcMissing:
+        tool = llvm_mc.find_llvm_mc()
+    except llvm_mc.LlvmMcMissing:
         return None
     return Tool(tool.path, tool.label)
 
 
 def find_ptxas() -> Tool | None:
-    from gpuisa.verify.ptx_tools import find_tools
-
     tools = find_tools()
     return Tool(str(tools.ptxas), tools.label) if tools.ptxas else None
 

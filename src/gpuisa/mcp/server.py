@@ -20,7 +20,9 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from pydantic import BaseModel, ConfigDict, Field
 
+from gpuisa.archs import resolve_arch
 from gpuisa.catalog.query import Catalog
+from gpuisa.codec import api as codec_api
 from gpuisa.errors import GpuisaError
 
 INSTRUCTIONS = (
@@ -180,7 +182,6 @@ class _Tools:
             if found.vendor == "nvidia" and found.form and not mappings:
                 mappings = self.catalog.equivalents(found.form, "nvidia")
             if arch:
-                from gpuisa.archs import resolve_arch
 
                 want = resolve_arch(arch).key
                 mappings = [m for m in mappings if m.arch == want]
@@ -192,6 +193,7 @@ class _Tools:
                  max_length=16, description='operand values: {"S0": 5, "S1": "0x3"} (AMD), {"a": 3} (PTX)')],
              arch: Arch = None) -> EvalResult:
         """Run an instruction's pseudocode: AMD (S0, S1, ... on an arch) or a PTX form (a, b, c ...)."""
+        # semantics loads its grammars (~1.3 s); only eval needs them, so the server starts without
         from gpuisa.semantics.api import eval_amd, eval_ptx, parse_value
 
         def run() -> dict:
@@ -228,14 +230,10 @@ class _Tools:
 
 
 def _codec(what: str) -> Any:
-    """The codec's API module, or a tool error saying it is not there (it lands separately)."""
-    try:
-        from gpuisa.codec import api
-    except ImportError:
-        raise ToolError(f"codec not available: {what} needs gpuisa.codec, which this gpuisa does not have") from None
-    if not hasattr(api, what):
+    """The codec's API module (a seam the tests can replace to see a missing codec reported as a tool error)."""
+    if not hasattr(codec_api, what):
         raise ToolError(f"codec not available: this gpuisa.codec has no {what}()")
-    return api
+    return codec_api
 
 
 def _jsonable(item: Any) -> dict:
