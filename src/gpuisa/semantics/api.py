@@ -50,7 +50,7 @@ def parse_assignments(pairs: list[str]) -> dict[str, int | float]:
             raise EvalError(f"operand {p!r} needs a value: write NAME=VALUE, e.g. S0=5")
         name, value = p.split("=", 1)
         name = name.strip()
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name):
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*|[VS]GPR\[\d+\]", name):
             raise EvalError(f"{name!r} is not an operand name")
         if name in out:
             raise EvalError(f"operand {name} given twice")

@@ -395,11 +395,28 @@ def _compose3(ip: Any, m: re.Match[str], args: list[TV], node: Tree) -> TV:
     return run(run(args[0], args[1]), args[2])
 
 
+# Families of helpers other modules define by a name pattern (lowp: f32_to_fp6_sr_scale ...):
+# (pattern, factory taking the match and returning the helper).
+FAMILIES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Callable[[Any, list[TV], Tree], TV]]]] = []
+
+
+def builtin_family(pattern: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def deco(factory: Callable[..., Any]) -> Callable[..., Any]:
+        FAMILIES.append((re.compile(pattern), factory))
+        return factory
+
+    return deco
+
+
 def lookup(name: str) -> Callable[..., TV] | None:
     """A helper by name, including the generic X_to_Y conversions and v_min/v_max families."""
     fn = REGISTRY.get(name)
     if fn is not None:
         return fn
+    for pattern, factory in FAMILIES:
+        fm = pattern.match(name)
+        if fm:
+            return factory(fm)
     old = OLD_CONVERSION.match(name)
     if old:  # dialect rule old-conversion-names: flt32_to_flt16, uint16_to_flt16, flt16_to_snorm16
         src = f"{OLD_CONVERSION_KINDS[old.group(1)]}{old.group(2)}"

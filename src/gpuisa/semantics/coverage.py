@@ -16,8 +16,9 @@ import numpy as np
 
 from gpuisa.semantics import matrix
 from gpuisa.semantics.errors import EvalError, SemanticsError
+from gpuisa.semantics.interp_regs import REGISTER_NAME
 from gpuisa.semantics.ptx import parse_ptx, ptx_semantics
-from gpuisa.semantics.run import evaluate_ptx, evaluate_wave, machine_for, parse_block
+from gpuisa.semantics.run import WAVE64_ONLY, evaluate_ptx, evaluate_wave, machine_for, parse_block
 from gpuisa.semantics.source import Texts, resolver_for
 
 # Something that looks like a statement: how a table-style cell is told apart from pure prose.
@@ -75,11 +76,35 @@ def vars_(f: Failure) -> dict:
     return {"name": f.name, "unit": f.unit, "stage": f.stage, "reason": f.reason, "cite": f.cite}
 
 
+# Operands that are fields of the instruction word, so one value for the whole wave (a lane
+# never sees another OPSEL than its neighbour), and which of them number registers (small values:
+# the register a MOVREL or READLANE addresses). Field names as the pseudocode spells them
+# (rdna3/README.md:10045 `addr = DST.u; // Raw value from instruction`; cdna4/README.md:14485 OPSEL[3]).
+REGISTER_FIELDS = frozenset({"SRC0", "SRC1", "SRC2", "DST", "VDST", "SDST", "SSRC0", "SSRC1", "VSRC0", "VSRC1",
+                             "VSRC2", "VADDR", "VDATA"})
+UNIFORM_FIELDS = REGISTER_FIELDS | {"OPSEL", "OPSEL_HI", "SIMM16", "SIMM32", "OFFSET", "OFFSET0", "OFFSET1",
+                                    "NEG", "NEG_HI", "ABS", "CLAMP", "OMOD", "CBSZ", "ABID", "BLGP", "WAITEXP",
+                                    "ATTR", "ATTRCHAN"}
+
+
+def _random_input(name: str, lanes: int, rng: np.random.Generator) -> np.ndarray:
+    """Random raw bits for one operand: per lane, or one for the wave where it is an instruction field."""
+    field_name = name.split(".")[0]
+    if field_name in REGISTER_FIELDS:
+        return np.full(lanes, int(rng.integers(0, 96)), dtype=np.uint64)
+    if field_name in UNIFORM_FIELDS:
+        return np.full(lanes, int(rng.integers(0, 1 << 32)), dtype=np.uint64)
+    if REGISTER_NAME.match(name):
+        return rng.integers(0, 1 << 32, size=lanes, dtype=np.uint64)
+    return rng.integers(0, 1 << 63, size=lanes, dtype=np.uint64) * np.uint64(2) + \
+        rng.integers(0, 2, size=lanes, dtype=np.uint64)
+
+
 def run_random(text: str, style: str, arch: str, lanes: int, rng: np.random.Generator, resolver=None,
                where: str = "", name: str | None = None) -> dict[str, np.ndarray]:
     """Evaluate with random values for every operand the text reads (found by running it)."""
     inputs: dict[str, np.ndarray] = {}
-    for _ in range(24):
+    for _ in range(48):
         try:
             return evaluate_wave(text, inputs, style, lanes=lanes, where=where, resolver=resolver,
                                  machine=machine_for(arch), strict=False, name=name)
@@ -87,14 +112,15 @@ def run_random(text: str, style: str, arch: str, lanes: int, rng: np.random.Gene
             missing = getattr(exc, "missing", None)
             if not missing or missing in inputs:
                 raise
-            inputs[missing] = rng.integers(0, 1 << 63, size=lanes, dtype=np.uint64) * np.uint64(2) + \
-                rng.integers(0, 2, size=lanes, dtype=np.uint64)
+            inputs[missing] = _random_input(missing, lanes, rng)
     raise EvalError("too many operands", where)
 
 
-def coverage(arch: str, texts: Texts, lanes: int = 8, seed: int = 0) -> ArchCoverage:
-    """Parse and evaluate every VALU/SALU instruction's pseudocode of one architecture."""
+def coverage(arch: str, texts: Texts, lanes: int | None = None, seed: int = 0) -> ArchCoverage:
+    """Parse and evaluate every VALU/SALU instruction's pseudocode of one architecture (on a whole wave,
+    so a cross-lane read such as V_READLANE_B32's finds its lane)."""
     t0 = time.perf_counter()
+    lanes = lanes or (64 if arch in WAVE64_ONLY else 32)
     docs = texts.instruction_docs(arch)
     resolver = resolver_for(arch, texts)
     rng = np.random.default_rng(seed)

@@ -22,6 +22,7 @@ from gpuisa.semantics import fp
 from gpuisa.semantics.dialect import BARE_OPERANDS, C_CASTS, LANE_ID_NAMES, NAN_CLASSES, NORM_CASTS
 from gpuisa.semantics.errors import EvalError, UnsupportedError
 from gpuisa.semantics.interp_ptx import PtxForms
+from gpuisa.semantics.interp_regs import RegisterOps
 from gpuisa.semantics.interp_store import StoreOps
 from gpuisa.semantics.parse import parse_block
 from gpuisa.semantics.types import TV, ArrayVal, Lambda, cast_type, parse_view
@@ -76,7 +77,7 @@ def _lit_value(text: str) -> TV:
     return TV("lit", 0, v)
 
 
-class Interp(ValueOps, StoreOps, PtxForms):
+class Interp(ValueOps, StoreOps, PtxForms, RegisterOps):
     """Evaluate one pseudocode tree; `env` holds operands, state and locals by name."""
 
     def __init__(self, dom: Any, *, builtins: dict[str, Builtin], resolver: Resolver | None = None,
@@ -108,6 +109,8 @@ class Interp(ValueOps, StoreOps, PtxForms):
         self.steps = 0                 # statements and expression nodes evaluated, bounded by EVAL_MAX_STEPS
         self.calls = 0                 # nested lambda / instruction calls, bounded by EVAL_MAX_CALLS
         self.line: int | None = None   # line of the statement being run, for errors
+        self.regfiles: dict[str, dict[int, Any]] = {}   # VGPR / SGPR: address -> one value per lane
+        self.written_registers: list[str] = []          # VGPR[7], SGPR[3] ... in the order written
 
     # ================================================================ helpers
     def fail(self, msg: str, node: Any = None) -> UnsupportedError:
@@ -466,6 +469,8 @@ class Interp(ValueOps, StoreOps, PtxForms):
             if isinstance(base, Tree) and base.data == "var":
                 return self.lookup(f"{base.children[0]}.{name}", node)
             raise self.fail(f"field .{name} of an expression", node)
+        if self.regfile_access(base) is not None and self.own_register(base) is None:
+            return self.view(self.read_registers(base, vt[1]), *vt)
         return self.view(self.eval_base(base), *vt)
 
     def ex_slice(self, node: Tree) -> TV:
@@ -476,7 +481,10 @@ class Interp(ValueOps, StoreOps, PtxForms):
         if lo < 0 or hi >= EVAL_MAX_BITS:
             raise EvalError(f"bit range [{first} : {second}] is outside 0..{EVAL_MAX_BITS - 1}", self.where,
                             self._line(node))
-        v = self.eval_base(base)
+        if self.regfile_access(base) is not None and self.own_register(base) is None:
+            v = self.read_registers(base, hi + 1)
+        else:
+            v = self.eval_base(base)
         out = self.extract(v, self.dom.const(lo, 32), 32, hi - lo + 1)
         if self.reverse_slices and first < second:
             # AMD: S0.u[0 : 31] is the field with its bits reversed (V_BFREV_B32)
@@ -507,8 +515,11 @@ class Interp(ValueOps, StoreOps, PtxForms):
             for k, item in enumerate(arr.items[1:], start=1):
                 out = self.merge(self.compare_vals("==", idx, TV("lit", 0, k), node).data, item, out)
             return out
-        if isinstance(base, Tree) and base.data == "var" and str(base.children[0]) in ("VGPR", "SGPR", "MEM"):
-            raise self.fail(f"{base.children[0]} (memory and register-file access) is not modelled", node)
+        if self.regfile_access(node) is not None:
+            return self.read_registers(node, 32)
+        if isinstance(base, Tree) and base.data == "var" and str(base.children[0]) in ("VGPR", "MEM"):
+            raise self.fail(f"{base.children[0]} (memory access, or a register file without [lane][address]) "
+                            "is not modelled", node)
         v = self.eval_base(base)
         idx = self.as_int(self.eval(idx_n), idx_n)
         lo_d, lo_w = self.bits(idx, 32) if idx.kind != "lit" else (self.dom.const(int(idx.data), 32), 32)
@@ -723,8 +734,12 @@ class Interp(ValueOps, StoreOps, PtxForms):
         sub.exact_table = style == "table"
         for i, a in enumerate(args):
             sub.env[f"S{i}"] = a
+        if len(args) == 1:   # a SOPP instruction's one argument is its SIMM16: s_nop(16'0U) (rdna4/README.md:9711)
+            sub.env.setdefault("SIMM16", args[0])
         sub.run(tree)
         out = next((d for d in ("D0", "D") if d in sub.env), None)
+        if out is None and not sub.written and not sub.written_registers:
+            return TV("lit", 0, 0)      # an instruction with no result (S_NOP) called as a statement
         if out is None:
             raise self.fail(f"{name}() writes no D0", node)
         t = sub.out_type.get(out)

@@ -27,6 +27,10 @@ class StoreOps:
             if own is not None:
                 t = Tree("var", [Token("NAME", own)])
                 break
+            if self.regfile_access(t) is not None:      # VGPR[lane][addr] / SGPR[addr] (interp_regs)
+                chain.reverse()
+                self.write_registers(t, chain, value, node)
+                return
             if t.data == "view":
                 chain.append(("view", str(t.children[1])))
             elif t.data == "slice":
@@ -50,7 +54,8 @@ class StoreOps:
             name = f"{name}.{chain[0][1]}"
             chain = chain[1:]
         if name == "MEM" or name.startswith(("VGPR", "SGPR")):
-            raise self.fail(f"{name} (memory and register-file access) is not modelled", node)
+            raise self.fail(f"{name} (memory access, or a register file without [lane][address]) is not modelled",
+                            node)
         if name not in self.env and name in self.machine and chain:
             self.lookup(name, node)            # a partial write keeps the other bits of EXEC, VCC ...
         old = self.env.get(name)

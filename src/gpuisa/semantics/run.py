@@ -22,6 +22,7 @@ from gpuisa.semantics.builtins import Builtins
 from gpuisa.semantics.domain_np import NumpyDomain
 from gpuisa.semantics.errors import EvalError, SemanticsError
 from gpuisa.semantics.interp import Interp, Resolver
+from gpuisa.semantics.interp_regs import REGISTER_FILES, REGISTER_NAME
 from gpuisa.semantics.parse import STYLES, parse_block
 from gpuisa.semantics.ptx import EXACT_WIDTH, PtxSemantics, bind_inputs, parse_ptx
 from gpuisa.semantics.types import TV, operand_type_of
@@ -153,7 +154,14 @@ def _run(text: str, inputs: dict[str, Any], style: str, lanes: int, *, where: st
             ip.operand_type = optype
     reads = set(operands_read(tree))
     for name, value in inputs.items():
-        if strict and name not in reads and name not in mach:
+        if REGISTER_NAME.match(name):
+            if strict and not reads & set(REGISTER_FILES):
+                raise EvalError(f"{name}: this pseudocode reads no register file", where)
+            ip.give_register(name, value)
+            continue
+        # VGPR[laneId][SRC0.u32] is S0 and VGPR[laneId][VDST.u32] is D0 (interp_store.own_register)
+        own = (name[:1] == "S" and name[1:].isdigit() and f"SRC{name[1:]}" in reads) or (name == "D0" and "VDST" in reads)
+        if strict and name not in reads and name not in mach and not own:
             known = sorted(n for n in reads if n[:1].isupper() and n not in mach and n not in ("INF", "NAN", "PI"))
             raise EvalError(f"unknown operand {name}; this pseudocode reads {', '.join(known) or 'no operands'}", where)
         ip.env[name] = _input_tv(dom, name, value)
@@ -171,6 +179,8 @@ def _results(ip: Interp, lanes: bool) -> dict[str, Any]:
         val = _output(ip, name, ip.env.get(name), lanes)
         if val is not None:
             out[name] = val
+    for name, regs in ip.register_results().items():
+        out[name] = regs if lanes else int(regs[0])
     return out
 
 
