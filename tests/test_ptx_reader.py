@@ -255,3 +255,58 @@ def test_minimal_operands():
     assert ptx_syntax.minimal_operands("d, [a]{.unified}{, cache_policy}") == "d, [a]"
     assert ptx_syntax.minimal_operands("p[|q], a, b, {!}c") == "p, a, b, c"
     assert ptx_syntax.minimal_operands("d, {-}a{.asel}, b{.bsel}") == "d, a, b"
+
+
+def _manual_line(file: str, line: int) -> str:
+    return (CH9 / file).read_text(encoding="utf-8").splitlines()[line - 1]
+
+
+MMA = "9.7.16.5-matrix-multiply-accumulate-operation-usingmmainstruction.md"
+LD = "9.7.10.8-data-movement-and-conversion-instructionsld.md"
+
+
+@needs_sources
+def test_notes_joined_by_with_need_every_side(manual):
+    """"type X `mma` with shape Y": a form needs both. Before, any one backticked subject was enough, so
+    m16n8k16.f32.f16 got the f64 line's sm_90 and the e4m3 line's PTX 8.7."""
+    assert "`.f16` floating point type `mma` operation with `.m16n8k16` shape introduced in PTX ISA version 7.0" \
+        in _manual_line(MMA, 1817)
+    assert "`.f16` floating point type `mma` operation with `.m16n8k16` shape requires `sm_80`" in _manual_line(MMA, 1863)
+    assert "`.f64` floating point type `mma` operation with `.m16n8k4`, `.m16n8k8`, and `.m16n8k16` shapes require " \
+        "`sm_90`" in _manual_line(MMA, 1877)
+    assert "`.u8/.s8` integer type `mma` operation with `.m8n8k16` shape introduced in PTX ISA version 6.5" \
+        in _manual_line(MMA, 1811)
+    forms = {f.form: f for f in _one(manual, "mma", "9.7.16.5").forms}
+    f16 = forms["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"]
+    assert (f16.documented_version, f16.documented_sm) == ("7.0", ("sm_80+",))
+    f64 = forms["mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64"]
+    assert (f64.documented_version, f64.documented_sm) == ("7.8", ("sm_90+",))
+    u8 = forms["mma.sync.aligned.m8n8k16.row.col.s32.u8.u8.s32"]       # `.u8/.s8`: either spelling
+    assert (u8.documented_version, u8.documented_sm) == ("6.5", ("sm_75+",))
+
+
+@needs_sources
+def test_notes_naming_a_syntax_set_reach_its_values(manual):
+    """"Support for `.level1::eviction_priority` ... 7.4" names a Syntax set; the forms spell its values."""
+    assert "Support for `.level1::eviction_priority`" in _manual_line(LD, 171) and "7.4" in _manual_line(LD, 171)
+    assert "`.level::eviction_priority` qualifier requires `sm_70`" in _manual_line(LD, 205)   # the set's other name
+    assert "generic addressing of .const space added in PTX ISA version 3.1" in _manual_line(LD, 169)
+    forms = {f.form: f for f in _one(manual, "ld", "9.7.10").forms}
+    evict = forms["ld.global.L1::evict_last.u32"]
+    assert (evict.documented_version, evict.documented_sm) == ("7.4", ("sm_70+",))
+    # a qualifier named without backticks is that qualifier's note, not the whole instruction's
+    assert forms["ld.const.b8"].documented_version == "3.1"
+    assert forms["ld.global.b8"].documented_version != "3.1"
+
+
+@needs_sources
+def test_a_form_the_sample_left_out_is_matched_by_its_template(manual):
+    """ld's product is capped, so `ld.global.u32` is not listed; the template still spells it, a typo it does not."""
+    assert _manual_line(LD, 21).startswith("ld{.weak}{.ss}{.cop}")
+    assert ".global" in _manual_line(LD, 35) and ".u32" in _manual_line(LD, 46)
+    ld = _one(manual, "ld", "9.7.10")
+    assert "ld.global.u32" not in {f.form for f in ld.forms} and ld.capped
+    found = ptx_syntax.matching_template(ld.syntax, ld.names, "LD.GLOBAL.L1::EVICT_LAST.U32")
+    assert found is not None and found[1] == "ld.global.L1::evict_last.u32"
+    assert ptx_syntax.matching_template(ld.syntax, ld.names, "ld.global.u33") is None
+    assert ptx_syntax.matching_template(ld.syntax, ld.names, "ld.glob.u32") is None

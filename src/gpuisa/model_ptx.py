@@ -28,6 +28,9 @@ class PtxNote:
     targets: tuple[str, ...]
     line: int
     width: int | None = None       # "64-bit `add.cc` ...": only forms of that data width
+    # subjects in the groups "with" joins: "`.f16` type `mma` with `.m16n8k16` shape" needs one of each
+    # group, "`.relaxed`, `.acquire`, `.weak` qualifiers" any one (empty: one group of all subjects)
+    groups: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

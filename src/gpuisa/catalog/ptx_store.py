@@ -17,6 +17,7 @@ from gpuisa.catalog.documents import PtxCategory, PtxDocument
 from gpuisa.model import Provenance
 from gpuisa.model_ptx import PtxForm, PtxFormText, PtxInstruction, PtxManual, PtxVerification
 from gpuisa.sources.layout import PTX_SOURCE
+from gpuisa.sources.ptx_syntax import is_state_space, is_type, matching_template, split_form
 
 VENDOR = "nvidia"
 ISA = "ptx"
@@ -163,6 +164,8 @@ def _identify(conn: sqlite3.Connection, name: str) -> tuple[list[int], str, str 
             rows = conn.execute("SELECT instr_id, name FROM ptx_forms WHERE lform LIKE ? ESCAPE '\\' ORDER BY id",
                                 (_like_prefix(key),)).fetchall()
         if not rows:
+            rows = _by_template(conn, key)
+        if not rows:
             return None
         name = rows[0][1]
         ids = [r[0] for r in conn.execute("SELECT instr_id FROM ptx_names WHERE lname=? ORDER BY instr_id",
@@ -222,6 +225,8 @@ def ptx_show(conn: sqlite3.Connection, name: str, form: str | None = None) -> Pt
         forms += _forms(conn, sec["_id"], name)
     if want_form:
         exact = [f for f in forms if f["form"].lower() == want_form]
+        if not exact:
+            exact = [f for sec in sections if (f := _unlisted_form(conn, sec, want_form)) is not None][:1]
         forms = exact or [f for f in forms if f["form"].lower().startswith(want_form + ".")]
         if not forms:
             return None
@@ -310,6 +315,60 @@ def operands_of(spec: str, description: str, semantics: str) -> list[dict[str, A
         shown.update(mentions)
         out.append({"name": name, "role": role, "optional": optional, "mentions": mentions})
     return out
+
+
+def _by_template(conn: sqlite3.Connection, form: str) -> list[tuple[int, str]]:
+    """(section id, name) of the instruction whose Syntax spells `form` though the capped expansion did not
+    list it (`ld.global.v4.u32`); the longest instruction name that prefixes the form wins."""
+    comps = form.split(".")
+    for k in range(len(comps) - 1, 0, -1):
+        head = ".".join(comps[:k])
+        rows = conn.execute("SELECT n.instr_id, n.name, i.syntax, i.names FROM ptx_names n JOIN ptx_instructions i"
+                            " ON i.id = n.instr_id WHERE n.lname=? ORDER BY n.instr_id", (head,)).fetchall()
+        hits = [(iid, name) for iid, name, syntax, names in rows
+                if matching_template(syntax or "", tuple(json.loads(names)), form) is not None]
+        if hits:
+            return hits
+    return []
+
+
+def _unlisted_form(conn: sqlite3.Connection, sec: dict[str, Any], form: str) -> dict[str, Any] | None:
+    """A form the Syntax spells but the capped expansion did not list, as a page form: documented by its
+    template, with the requirement its components need (each component's earliest listed form of the same
+    template; the combination needs the latest of those), never a verification it did not get."""
+    names = tuple(sec["names"])
+    found = matching_template(sec["syntax"] or "", names, form)
+    if found is None:
+        return None
+    tpl, form = found
+    name, mods = split_form(form, names)
+    listed = conn.execute("SELECT lform, doc_version, doc_sm, operands, line FROM ptx_forms WHERE instr_id=?"
+                          " AND in_manual=1 AND template=?", (sec["_id"], tpl.text)).fetchall()
+    if not listed:
+        return None
+    version, sm, operands, line = listed[0][1], json.loads(listed[0][2] or "[]"), listed[0][3], listed[0][4]
+    for mod in mods:
+        having = [r for r in listed if f"{mod.lower()}." in f"{r[0]}." and r[1]]
+        if not having:
+            continue
+        first = min(having, key=lambda r: _version_key(r[1]))
+        if _version_key(first[1]) > _version_key(version or "0"):
+            version = first[1]
+        if _sm_key(json.loads(first[2] or "[]")) > _sm_key(sm):
+            sm = json.loads(first[2] or "[]")
+    return {"form": form, "section": sec["section"], "types": [m for m in mods if is_type(m)],
+            "modifiers": list(mods), "state_spaces": [m for m in mods if is_state_space(m)], "operands": operands,
+            "origin": "syntax (spelled by the template, not in the listed sample)", "in_manual": True,
+            "documented": {"ptx_version": version, "sm": sm}, "verified": None, "sass": {},
+            "source": {"file": sec["file"], "line": line}} if name.lower() in {n.lower() for n in names} else None
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version or "0"))
+
+
+def _sm_key(sm: list[str]) -> int:
+    return max((int(n) for s in sm for n in re.findall(r"\d+", s)), default=0)
 
 
 def _like_prefix(key: str) -> str:

@@ -10,6 +10,7 @@ its notes document. Sections that cannot be read are counted in `skips`, never r
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ _SECTION_KEY = re.compile(r"^(\d+(?:\.\d+)*)")
 _VERSION = re.compile(r"(?:version|versions)\s+(\d+\.\d+)", re.I)
 _SM = re.compile(r"\bsm_\d+[af]?\b")
 _BACKTICK = re.compile(r"`([^`]+)`")
+_PLAIN_QUALIFIER = re.compile(r"(?<![\w`.])\.[a-z][\w:]*")   # a qualifier named without backticks
 
 
 def _label(text: str) -> str | None:
@@ -250,6 +252,8 @@ def _read_instruction(rel: str, meta: dict, lines: list[str], seg: _Segment,
         exp = ptx_syntax.expand(syntax_blocks, _bases(names, syntax_text))
         issues = list(dict.fromkeys(exp.issues))
         total, capped = exp.total, exp.capped
+        ptx_notes = _through_sets(ptx_notes, exp.definitions)
+        target_notes = _through_sets(target_notes, exp.definitions)
         for form, tpl in exp.forms:
             forms.append(_form(form, names, tpl.operands, tpl.text, tpl.line, ptx_notes, target_notes))
         forms += _example_forms(forms, examples, names, fields.get("examples", []), ptx_notes, target_notes)
@@ -335,6 +339,26 @@ def _sentences(text: str) -> list[str]:
     return [p for p in parts if p.strip()]
 
 
+def _through_sets(notes: tuple[PtxNote, ...], definitions: list[ptx_syntax.Definition]) -> tuple[PtxNote, ...]:
+    """Notes whose subjects name a Syntax set (`.level1::eviction_priority`) with the set's values as
+    subjects, so the note reaches the forms that spell one of them (`ld.L1::evict_last`)."""
+    def spelled(subject: str) -> list[str]:
+        return [v for part in subject.split("/") if part for v in (
+            ptx_syntax.spellings(part, definitions) if part.startswith(".") else [part])]
+
+    def through(subjects: tuple[str, ...]) -> tuple[str, ...]:
+        out = []
+        for s in subjects:
+            values = spelled(s)
+            if values != [s] and any(o != s and o in values for o in subjects):
+                continue          # "`.field3` variant `.swizzle_mode`": the named value narrows the set
+            out.append("/".join(values))
+        return tuple(dict.fromkeys(out))
+
+    return tuple(dataclasses.replace(n, subjects=through(n.subjects), groups=tuple(through(g) for g in n.groups))
+                 for n in notes)
+
+
 def _note(kind: str, sentence: str, bullets: list[str], line: int) -> PtxNote:
     version = None
     low = sentence.lower()
@@ -343,6 +367,8 @@ def _note(kind: str, sentence: str, bullets: list[str], line: int) -> PtxNote:
         version = m.group(1) if m and "through" not in low else None
     subjects = tuple(s for s in (x.strip() for x in _BACKTICK.findall(sentence))
                      if s and not _SM.fullmatch(s) and not re.fullmatch(r"[\d.]+", s))
+    if not subjects:      # "Support for generic addressing of .const space added in PTX ISA version 3.1."
+        subjects = tuple(dict.fromkeys(_PLAIN_QUALIFIER.findall(sentence)))
     targets: list[str] = []
     if kind == "target":
         if re.search(r"supported on all target", low):
@@ -352,7 +378,18 @@ def _note(kind: str, sentence: str, bullets: list[str], line: int) -> PtxNote:
             targets += _targets_of(b)
     width = re.match(r"^(\d+)-bit `", sentence)
     return PtxNote(kind, sentence + ("\n" + "\n".join(bullets) if bullets else ""), subjects,
-                   version, tuple(dict.fromkeys(targets)), line, int(width.group(1)) if width else None)
+                   version, tuple(dict.fromkeys(targets)), line, int(width.group(1)) if width else None,
+                   _with_groups(sentence, subjects))
+
+
+def _with_groups(sentence: str, subjects: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The subjects on each side of "with", when both sides name some ("`.sys` scope with `.b128` type")."""
+    groups = []
+    for part in re.split(r"\bwith\b", sentence):
+        named = tuple(s for s in (x.strip() for x in _BACKTICK.findall(part)) if s in subjects)
+        if named:
+            groups.append(named)
+    return tuple(groups) if len(groups) > 1 else ()
 
 
 def _targets_of(text: str) -> list[str]:
@@ -376,12 +413,12 @@ def _applies(note: PtxNote, name: str, mods: tuple[str, ...], names: tuple[str, 
     if not note.subjects:
         return True
     lows = {n.lower() for n in names}
-    subjects = [s for s in note.subjects if s.lower() not in lows] or list(note.subjects)
-    for subj in subjects:
-        for alt in _subject_alternatives(subj):
-            if _subject_matches(alt, name, mods, names):
-                return True
-    return False
+    for group in note.groups or (note.subjects,):
+        subjects = [s for s in group if s.lower() not in lows] or (list(group) if not note.groups else [])
+        if subjects and not any(_subject_matches(alt, name, mods, names)
+                                for subj in subjects for alt in _subject_alternatives(subj)):
+            return False
+    return True
 
 
 def _width(mod: str) -> int | None:
@@ -391,6 +428,8 @@ def _width(mod: str) -> int | None:
 
 def _subject_alternatives(subject: str) -> list[str]:
     subject = subject.strip().rstrip(",;")
+    if "/" in subject and "{" not in subject:      # `.u8/.s8`: either
+        return [a for part in subject.split("/") if part for a in _subject_alternatives(part)]
     if "{" not in subject:
         return [subject]
     sets = ptx_syntax._Sets([], 0, [], 0)

@@ -74,6 +74,7 @@ class Expansion:
     capped: bool = False
     issues: list[str] = field(default_factory=list)
     templates: list[Template] = field(default_factory=list)
+    definitions: list[Definition] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- splitting a block into lines
@@ -448,6 +449,7 @@ def expand(blocks: list[list[tuple[int, str]]], bases: tuple[str, ...], cap: int
         defs += d
         group = max([x.group for x in t] + [x.group for x in d] + [group]) + 1
     result.templates = templates
+    result.definitions = defs
     seen: set[str] = set()
     for tpl in templates:
         sets = _Sets(defs, tpl.group, result.issues, tpl.line, tpl.mnemonic)
@@ -468,6 +470,47 @@ def expand(blocks: list[list[tuple[int, str]]], bases: tuple[str, ...], cap: int
                 seen.add(form)
                 result.forms.append((form, tpl))
     return result
+
+
+def spellings(subject: str, definitions: list[Definition]) -> list[str]:
+    """What a qualifier named in prose denotes, through the Syntax's sets: `.level1::eviction_priority`
+    -> `.L1::evict_normal`, `.L1::evict_first`, ...; `.cluster` -> `.cluster`."""
+    sets = _Sets(definitions, -1, [], 0)
+    if sets.get(subject) is None and len(subject) >= 7:
+        # the ld notes say `.level::eviction_priority`, the Syntax defines `.level1::` and `.level2::`: all the
+        # equally close sets (a stricter note about one of them still wins where both apply)
+        scored = [(difflib.SequenceMatcher(None, subject, name).ratio(), name) for name in sets.table]
+        best = max((score for score, _ in scored), default=0.0)
+        if best >= 0.88:
+            return list(dict.fromkeys(x for score, name in scored if score == best
+                                      for x in expand_text(name, sets) if x))
+    return [x for x in expand_text(subject, sets) if x] or [subject]
+
+
+def matching_template(syntax: str, bases: tuple[str, ...], form: str) -> tuple[Template, str] | None:
+    """The Syntax template that spells `form` (case-insensitive) and the form in the manual's spelling
+    (`ld.global.l1::evict_last.u32` -> `ld.global.L1::evict_last.u32`), or None: each template's full
+    product matched slot by slot without enumerating it, so a form the capped expansion left out is still
+    recognised as documented, and a near spelling is not."""
+    want = form.strip().lower()
+    templates, defs = split_block(list(enumerate(syntax.splitlines(), start=1)), bases, 0, [])
+    for tpl in templates:
+        slots = _slots(tpl.mnemonic, _Sets(defs, tpl.group, [], tpl.line, tpl.mnemonic), 0)
+        spelled = _spell(want, slots)
+        if spelled is not None:
+            return tpl, spelled
+    return None
+
+
+def _spell(text: str, slots: list[list[str]]) -> str | None:
+    """One alternative per slot whose concatenation is `text` ignoring case, in the slots' own case."""
+    reachable: dict[int, str] = {0: ""}
+    for slot in slots:
+        reachable = {pos + len(a): done + a for pos, done in reachable.items() for a in slot
+                     if text.startswith(a.lower(), pos)}
+        if not reachable:
+            return None
+    return reachable.get(len(text))
 
 
 def _covering(slots: list[list[str]]) -> list[str]:
