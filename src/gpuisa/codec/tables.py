@@ -22,7 +22,7 @@ from gpuisa.codec.syntax import generation
 from gpuisa.errors import GpuisaError, NotFoundError
 from gpuisa.sources import layout
 
-TABLES_VERSION = 1
+TABLES_VERSION = 2
 
 # Encodings printed with LLVM's _e32 suffix when the instruction also has a VOP3 (_e64) form.
 E32_ENCODINGS = frozenset({"VOP1", "VOP2", "VOPC"})
@@ -40,6 +40,7 @@ class Operand:
     size_text: str           # the page's *Size:* sentence
     modifiers: bool          # tagged :m (neg/abs/sext allowed)
     optional: bool
+    page: str = ""           # label of the operand's page (value syntax such as hwreg(..) is read there)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +165,7 @@ def _dwords_of(page_size_bits: int | None, size_text: str, tags: tuple[str, ...]
     return 1
 
 
-def _rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]:
+def syntax_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]:
     """Every syntax row of the families (most specific family wins), keyed by mnemonic."""
     out: dict[str, Row] = {}
     for fam_key in families:
@@ -175,6 +176,8 @@ def _rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]:
             key = ins.mnemonic
             if any(o.name == "dpp8_sel" for o in ins.operands):
                 key += "~dpp8"   # the DPP8 row shares its mnemonic with the DPP16 row
+            if ins.section == "VOPDY":
+                key += "~vopdy"  # the Y half of a VOPD pair shares its mnemonic with the X half
             if key in out:
                 continue
             ops = []
@@ -188,7 +191,7 @@ def _rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]:
                 if o.role == "dst" and accepts and set(accepts) <= {"vcc", "exec"}:
                     # GFX12's page spells VOPC's implicit destination as `vdst` accepting vcc / exec
                     name, optional = ("vcc", False) if "vcc" in accepts else ("exec", True)
-                ops.append(Operand(name, o.role, tuple(accepts), dwords, size_text, "m" in o.tags, optional))
+                ops.append(Operand(name, o.role, tuple(accepts), dwords, size_text, "m" in o.tags, optional, o.label))
             if ins.section.startswith(("VOP3", "VOPC", "VOP1", "VOP2")) and fam_key == "GFX12":
                 ops = _implied_modifiers(ops, ins.section)
             out[key] = Row(ins.mnemonic, ins.section, tuple(ops), ins.provenance.cite())
@@ -203,12 +206,12 @@ def _implied_modifiers(ops: list[Operand], section: str) -> list[Operand]:
     NEG, ABS) are spelled as the GFX11 page spells them (_MODIFIER_SOURCE). Only VOP3 sections."""
     if not section.startswith("VOP3") or any(o.role == "modifier" for o in ops):
         return ops
-    out = [Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, o.role == "src" or o.modifiers, o.optional)
-           for o in ops]
+    out = [Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, o.role == "src" or o.modifiers, o.optional,
+                   o.page) for o in ops]
     return out + [Operand(m, "modifier", (), 1, "", False, True) for m in ("clamp", "op_sel", "omod")]
 
 
-def _e64_from_e32(row: Row, wave64: bool) -> Row:
+def e64_from_e32(row: Row, wave64: bool) -> Row:
     """The VOP3 (_e64) row of a VOP1/VOP2/VOPC instruction whose page lists only its e32 row
     (GFX12): VOPC's VCC destination becomes sdst, vsrc1 becomes src1, VCC as carry-in ssrc2."""
     lanes = 2 if wave64 else 1
@@ -223,9 +226,9 @@ def _e64_from_e32(row: Row, wave64: bool) -> Row:
         elif o.name == "vcc":
             ops.append(Operand("ssrc2", "src", scalar, lanes, "", False, False))
         elif o.name == "vsrc1":
-            ops.append(Operand("src1", "src", src_accepts or o.accepts, o.dwords, o.size_text, True, False))
+            ops.append(Operand("src1", "src", src_accepts or o.accepts, o.dwords, o.size_text, True, False, o.page))
         else:
-            ops.append(Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, o.role == "src", o.optional))
+            ops.append(Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, o.role == "src", o.optional, o.page))
     ops += [Operand(m, "modifier", (), 1, "", False, True) for m in ("clamp", "op_sel", "omod")]
     return Row(row.mnemonic + "_e64", "VOP3 (derived from the e32 row)", tuple(ops), row.source)
 
@@ -255,7 +258,7 @@ def _variants(base: str, encoding: str, rows: dict[str, Row], promoted: bool, wa
         if promoted and base + "_e64" in rows:
             out["_e64"] = rows[base + "_e64"]
         elif promoted and base in rows and rows[base].section.startswith(("VOP1", "VOP2", "VOPC")):
-            out["_e64"] = _e64_from_e32(rows[base], wave64)
+            out["_e64"] = e64_from_e32(rows[base], wave64)
         elif base in rows:
             out[""] = rows[base]
         elif base + "_e64" in rows:
@@ -271,6 +274,19 @@ def _variants(base: str, encoding: str, rows: dict[str, Row], promoted: bool, wa
     return out
 
 
+def fallback_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]:
+    """Rows of the other pages, for a mnemonic the target's pages lack (gfx1250 has no page of its own;
+    GFX12's lacks its DPP rows and newer instructions): the newest page whose row links every operand
+    to its page."""
+    others = tuple(sorted((k for k in docs.families if k not in families), key=_family_order, reverse=True))
+    fallback: dict[str, Row] = {}
+    for fam in others:
+        for mnemonic, row in syntax_rows(docs, (fam,), wave64).items():
+            if mnemonic not in fallback or (_incomplete(fallback[mnemonic]) and not _incomplete(row)):
+                fallback[mnemonic] = row
+    return fallback
+
+
 def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> TargetTables:
     """Tables of one target from an open Catalog and a read SyntaxDocs."""
     from gpuisa.sources.llvm_syntax_docs import families_for_target
@@ -281,16 +297,8 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
     gen = generation(target)
     w64 = (gen < 10) if wave64 is None else wave64
     families, _why = families_for_target(docs, target)
-    rows = _rows(docs, families, w64)
-    # A mnemonic the target's pages lack (gfx1250 has no page of its own; GFX12's lacks its new
-    # instructions) takes the row of the newest other page that documents it.
-    others = tuple(sorted((k for k in docs.families if k not in families), key=_family_order, reverse=True))
-    fallback: dict[str, Row] = {}
-    for fam in others:   # newest page whose row links every operand to its page
-        for mnemonic, row in _rows(docs, (fam,), w64).items():
-            if mnemonic not in fallback or (_incomplete(fallback[mnemonic]) and not _incomplete(row)):
-                fallback[mnemonic] = row
-    for mnemonic, row in fallback.items():
+    rows = syntax_rows(docs, families, w64)
+    for mnemonic, row in fallback_rows(docs, families, w64).items():
         rows.setdefault(mnemonic, row)
     layouts: dict[str, Layout] = {}
     for enc in catalog.layouts(arch).values():

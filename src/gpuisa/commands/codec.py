@@ -21,6 +21,7 @@ def register(app: typer.Typer) -> None:
     app.command("disasm")(disasm)
     app.command("asm")(asm)
     app.command("check-llvm")(check_llvm)
+    app.command("check-operands")(check_operands)
 
 
 def asm(text: Annotated[str | None, typer.Argument(help="Assembly, e.g. \"v_sad_u32 v5, v1, v2, s3\".")] = None,
@@ -121,3 +122,44 @@ def check_llvm(target: Annotated[list[str] | None, typer.Option("--target", help
             print(f"  {fam:<10} decode {dt.ok:>6}/{dt.total:<6} {dt.rate:6.1%}   encode {et.ok:>6}/{et.total:<6} {et.rate:6.1%}")
         for (direction, fam, why), n in r.failures.most_common(top):
             print(f"  fail {n:>6} {direction} {fam}: {why}   e.g. {r.samples[(direction, fam, why)][0]}")
+
+
+def check_operands(family: Annotated[list[str] | None, typer.Option(
+                       "--family", help="Syntax family to list (GFX9, GFX11, 'GFX12 (rdna4)' ...; repeatable).")] = None,
+                   samples: Annotated[int, typer.Option(help="Mismatches to list per family (0: none).")] = 3,
+                   top: Annotated[int, typer.Option(help="Mismatch classes to list per family.")] = 8,
+                   sources: Annotated[Path | None, typer.Option("--sources", help="Vendor sources folder.")] = None,
+                   as_json: Annotated[bool, typer.Option("--json", help="Every family with every mismatch.")] = False,
+                   ) -> None:
+    """Parse every LLVM MC example's operands against its target's syntax page (errata with file:line)."""
+    from gpuisa import paths
+    from gpuisa.codec.operand_check import run
+
+    rep = run(sources or paths.default_sources())
+    if family:
+        unknown = [f for f in family if f not in rep.families]
+        if unknown:
+            raise GpuisaError(f"no syntax family {unknown[0]!r}; known: {', '.join(sorted(rep.families))}")
+    chosen = sorted(family or rep.families)
+    if as_json:
+        doc = rep.to_json()
+        doc["families"] = {k: v for k, v in doc["families"].items() if k in chosen}
+        print(json.dumps(doc, indent=1))
+        return
+    for fam in chosen:
+        t = rep.families[fam]
+        parsed = ", ".join(f"{k} {v}" for k, v in t.statuses.most_common() if k != "mismatch")
+        print(f"{fam:<16} {t.ok:>7}/{t.total:<7} {t.rate:7.2%}  ({parsed}; served by {rep.served_by.get(fam, '')})")
+    if rep.no_page:
+        print("no syntax page: " + ", ".join(f"{k} {v}" for k, v in rep.no_page.most_common()))
+    if rep.invalid_text:
+        print(f"skipped {rep.invalid_text} disassembler checks printing /*Invalid ...*/ (not valid examples)")
+    for fam in chosen:
+        t = rep.families[fam]
+        kinds: dict[str, list] = {}
+        for m in t.mismatches:
+            kinds.setdefault(m.kind, []).append(m)
+        for kind, ms in sorted(kinds.items(), key=lambda kv: -len(kv[1]))[:top]:
+            print(f"  {fam} erratum x{len(ms)}: {kind}")
+            for m in ms[:samples]:
+                print(f"    {m.example}: {m.text}  [{m.row or 'no row'}]")

@@ -1,0 +1,581 @@
+"""Cross-check of LLVM's syntax pages against LLVM's MC tests: does every example's operand list
+parse against the operand row its target's page documents?
+
+For each example (a check line llvm-mc printed or decoded; expected-error lines are McNegatives
+and never reach here) and each syntax family serving one of its targets, the example's operands
+are matched in order against the row's operands (optional ones may be left out) and each token
+against the kinds the operand's page accepts (VGPR / SGPR / AGPR ranges of the page's size,
+special registers, inline constants, literals, labels, hwreg(..)-style values); its modifiers
+must be modifiers the row lists. The operand rows are the codec's (`tables.syntax_rows`): the
+same operand model the assembler and disassembler walk. Operand text is split by the assembler's
+own splitter and registers / numbers are read by codec.operands.
+
+A mismatch is an erratum naming the example's file:line and the row's .rst file:line; the
+vendor quirks the check allows for are in the named tables below, each with its source line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpuisa.archs import TARGET_TO_ARCH
+from gpuisa.codec import operands as ops
+from gpuisa.codec.conformance import wants_wave64
+from gpuisa.codec.encoder import _split, _strip_neg_abs, _Token
+from gpuisa.codec.operands import OperandError
+from gpuisa.codec.syntax import generation
+from gpuisa.codec.tables import E32_ENCODINGS, Operand, Row, e64_from_e32, fallback_rows, syntax_rows
+from gpuisa.model_llvm import McExample
+from gpuisa.model_syntax import SyntaxDocs
+from gpuisa.sources.llvm_syntax_docs import UNNAMED_TARGETS, families_for_target
+
+_USAGE = "llvm-project-23.1.1/llvm/docs/AMDGPUUsage.rst"
+_OPERANDS = "llvm-project-23.1.1/llvm/docs/AMDGPUOperandSyntax.rst"
+_MODIFIERS = "llvm-project-23.1.1/llvm/docs/AMDGPUModifierSyntax.rst"
+
+# Generations whose page (AMDGPUAsmGFX7.rst, AMDGPUAsmGFX8.rst) names no target and whose targets
+# are outside the catalog's archs: LLVM's processor table places them under the generation heading.
+GENERATION_PAGES: dict[str, tuple[str, str]] = {
+    "7": ("GFX7", f"{_USAGE}:364 (GCN GFX7 (Sea Islands (CI)): gfx700-gfx705)"),
+    "8": ("GFX8", f"{_USAGE}:403 (GCN GFX8 (Volcanic Islands (VI)): gfx801-gfx810)"),
+}
+
+# Register spellings that are not sN / vN / aN / ttmpN: LLVM kind (the AMDGPUOperandSyntax.rst
+# section an operand page links to) and width in dwords (None: any width, e.g. null).
+SPECIAL_REGISTERS: dict[str, tuple[str, int | None]] = {
+    "vcc": ("vcc", 2), "vcc_lo": ("vcc", 1), "vcc_hi": ("vcc", 1),                # :480-482
+    "exec": ("exec", 2), "exec_lo": ("exec", 1), "exec_hi": ("exec", 1),           # :526-528
+    "m0": ("m0", 1), "null": ("null", None),                                       # :511, :595
+    # the condition bits read as a value of the operand's width (an inline constant code)
+    "scc": ("scc", None), "src_scc": ("scc", None), "vccz": ("vccz", None), "src_vccz": ("vccz", None),  # :558-580
+    "execz": ("execz", None), "src_execz": ("execz", None),
+    "flat_scratch": ("flat_scratch", 2), "flat_scratch_lo": ("flat_scratch", 1),   # :424
+    "flat_scratch_hi": ("flat_scratch", 1),
+    "xnack_mask": ("xnack_mask", 2), "xnack_mask_lo": ("xnack_mask", 1),           # :451
+    "xnack_mask_hi": ("xnack_mask", 1),
+    "tba": ("tba", 2), "tba_lo": ("tba", 1), "tba_hi": ("tba", 1),                 # :371
+    "tma": ("tma", 2), "tma_lo": ("tma", 1), "tma_hi": ("tma", 1),                 # :398
+    "lds_direct": ("lds_direct", 1), "src_lds_direct": ("lds_direct", 1),          # :587
+    **{f"{p}{n}": ("ival", None) for n in ("shared_base", "shared_limit", "private_base", "private_limit",
+                                            "pops_exiting_wave_id") for p in ("", "src_")},   # :679-695
+    "off": ("off", None),                                                          # :776
+}
+
+# Kinds a page may list that stand for a group of other kinds (AMDGPUOperandSyntax.rst).
+KIND_GROUPS: dict[str, frozenset[str]] = {
+    "trap": frozenset({"ttmp", "tba", "tma"}),                    # :285-294
+    "constant": frozenset({"iconst", "fconst", "ival"}),          # :606-620
+    "vcc_lo": frozenset({"vcc"}),
+}
+
+# Pages that list `fconst` where every inline constant is meant: the GFX12 / GFX950 generators link
+# integer instructions' sources (s_abs_i32's ssrc0) to fconst and never to iconst or constant.
+FCONST_MEANS_CONSTANT: dict[str, str] = {
+    "GFX12": "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx12_operands.rst:1062 (s_abs_i32 ssrc0: fconst, literal)",
+    "GFX950": "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx950_ssrc0_eecc17.rst (s_abs_i32 ssrc0: fconst, literal)",
+    "GFX940": "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx940_ssrc_*.rst (s_abs_i32 ssrc: fconst, literal)",
+}
+
+# Immediate kinds and their ranges (AMDGPUOperandSyntax.rst :720-775).
+IMMEDIATE_RANGES: dict[str, tuple[int, int]] = {
+    "uimm8": (0, 0xFF), "uimm20": (0, 0xFFFFF), "uimm32": (0, 0xFFFFFFFF), "simm8": (-0x80, 0xFF),
+    "simm16": (-0x8000, 0xFFFF), "simm21": (-0x100000, 0x0FFFFF),
+}
+_ANY_INTEGER = frozenset({"integer_number", "absolute_expression", "literal"})
+_EXPRESSION = frozenset({"absolute_expression", "symbol", "literal"})
+
+# Example modifier spellings and the row modifier names that accept them (AMDGPUModifierSyntax.rst):
+# a DPP control is documented under dpp_ctrl / dpp16_ctrl / dpp32_ctrl / dpp64_ctrl, mul:/div: under
+# omod, the typed-buffer format spellings under format / ufmt; every other modifier by its own name.
+_DPP_CONTROLS = ("quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror", "row_share",
+                 "row_xmask", "row_bcast", "row_newbcast", "wave_shl", "wave_shr", "wave_rol", "wave_ror")
+MODIFIER_NAMES: dict[str, tuple[str, ...]] = {
+    **{c: ("dpp_ctrl", "dpp16_ctrl", "dpp32_ctrl", "dpp64_ctrl") for c in _DPP_CONTROLS},
+    "dpp8": ("dpp8_sel",), "mul": ("omod",), "div": ("omod",),
+    "op_sel": ("op_sel", "m_op_sel", "dpp_op_sel"), "op_sel_hi": ("op_sel_hi", "m_op_sel_hi"),
+    "format": ("format", "ufmt"), "dfmt": ("format",), "nfmt": ("format",), "ufmt": ("ufmt", "format"),
+}
+_OFFSET_NAME = re.compile(r"^offset(\d+[su]?)?$")
+_OFFSET_BITS = re.compile(r"^offset(\d{2})([su]?)$")
+_FUNCTION = re.compile(r"\b([a-z_][a-z0-9_]*)\(", re.I)
+_NUMBERED = re.compile(r"^(?:mrt\d+|mrtz|null|pos\d+|param\d+|prim|dual_src_blend[01]|attr\d+\.[xyzw]|p10|p20|p0)$")
+_VGPR16 = re.compile(r"^v(\d+)\.([lh])$")
+_EXPR = re.compile(r"^[\w.$@+\-*/%()<>&|^~!\s]+$")
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """One example whose operands do not parse against its family's row: an erratum."""
+
+    family: str
+    example: str       # file:line of the check line
+    text: str          # the example's assembly
+    reason: str        # why the best-matching row refused it
+    row: str           # the .rst file:line of that row ("" when no row names the mnemonic)
+
+    @property
+    def kind(self) -> str:
+        """A class for counting: the reason without the example's own spellings and numbers."""
+        text = re.sub(r"^operand \d+ '[^']*': ", "operand: ", self.reason)
+        text = re.sub(r"^(no row for|modifier) '?[a-z0-9_]+", lambda m: m.group(1) + " X", text)
+        text = re.sub(r"^[a-z0-9_]+ (takes|needs) ", r"row \1 ", text)
+        return re.sub(r"'[^']*'", "'..'", re.sub(r"\d+", "N", text))[:90]
+
+    def to_json(self) -> dict:
+        return {"family": self.family, "example": self.example, "text": self.text, "reason": self.reason,
+                "row": self.row}
+
+
+@dataclass
+class FamilyTally:
+    total: int = 0
+    statuses: Counter = field(default_factory=Counter)     # PAGE / OTHER_PAGE / TRUE16 / MISMATCH -> examples
+    mismatches: list[Mismatch] = field(default_factory=list)
+
+    @property
+    def ok(self) -> int:
+        return self.total - self.statuses[MISMATCH]
+
+    @property
+    def rate(self) -> float:
+        return self.ok / self.total if self.total else 0.0
+
+
+@dataclass
+class OperandReport:
+    """Per syntax family: examples checked, how each parsed, and every mismatch; examples with no page."""
+
+    families: dict[str, FamilyTally] = field(default_factory=lambda: defaultdict(FamilyTally))
+    no_page: Counter = field(default_factory=Counter)      # target -> examples no syntax page serves
+    served_by: dict[str, str] = field(default_factory=dict)   # family bucket -> why it serves those targets
+    invalid_text: int = 0     # disassembler checks printing `/*Invalid register ...*/`: not valid examples
+
+    def to_json(self, samples: int | None = None) -> dict:
+        out = {}
+        for fam, t in sorted(self.families.items()):
+            kinds = Counter(m.kind for m in t.mismatches)
+            listed = t.mismatches if samples is None else t.mismatches[:samples]
+            out[fam] = {"ok": t.ok, "total": t.total, "rate": round(t.rate, 5), "parsed": dict(t.statuses),
+                        "served_by": self.served_by.get(fam, ""), "mismatch_classes": dict(kinds.most_common()),
+                        "mismatches": [m.to_json() for m in listed]}
+        return {"families": out, "no_page": dict(self.no_page), "invalid_text": self.invalid_text,
+                "true16_rule": TRUE16_RULE}
+
+
+def family_of(docs: SyntaxDocs, target: str) -> tuple[str, tuple[str, ...], str] | None:
+    """(bucket, page chain, why) for a target: the page naming it, the nearest generation's page, or
+    GENERATION_PAGES; None when no page serves it."""
+    chain, why = families_for_target(docs, target)
+    if chain:
+        if target in UNNAMED_TARGETS:
+            return f"{chain[0]} ({TARGET_TO_ARCH.get(target, target)})", chain, why
+        return chain[0], chain, why
+    digits = target[3:]
+    page = GENERATION_PAGES.get(digits[0]) if len(digits) == 3 else None
+    if page and page[0] in docs.families:
+        return page[0], (page[0],), page[1]
+    return None
+
+
+class _Refusal(Exception):
+    def __init__(self, depth: int, message: str) -> None:
+        super().__init__(message)
+        self.depth, self.message = depth, message
+
+
+# Statuses of one example against one family: parsed against the page's own row, against the row of
+# another page (what the codec does for a mnemonic the page lacks), with the true16 rule, or not.
+PAGE, OTHER_PAGE, TRUE16, MISMATCH = "page", "other page", "true16 half", "mismatch"
+
+# LLVM's tests in real-true16 mode (-mattr=+real-true16) name 16-bit halves of VGPRs (v1.l, v1.h); the
+# pages describe those operands as whole VGPRs (fake16), and the generic page says its 16-bit register
+# syntax is incomplete. A vN.l / vN.h is accepted for a 1-dword VGPR operand in a real-true16 example,
+# and counted apart.
+TRUE16_RULE = f"{_OPERANDS}:126 (v (16-bit): 'This section is incomplete ... still WIP')"
+
+
+class RowMatcher:
+    """Matches one example's text against the rows of one page chain (one wave size)."""
+
+    def __init__(self, docs: SyntaxDocs, chain: tuple[str, ...], wave64: bool, gen: int) -> None:
+        self.docs = docs
+        self.rows = syntax_rows(docs, chain, wave64)
+        self._fallback: dict[str, Row] | None = None
+        self.chain, self.wave64, self.gen = chain, wave64, gen
+        self.fconst_all = any(f in FCONST_MEANS_CONSTANT for f in chain)
+        self.true16 = False
+
+    @property
+    def fallback(self) -> dict[str, Row]:
+        if self._fallback is None:
+            self._fallback = fallback_rows(self.docs, self.chain, self.wave64)
+        return self._fallback
+
+    def candidates(self, rows: dict[str, Row], mnemonic: str) -> list[Row]:
+        """Rows an LLVM-printed mnemonic may stand for (e32 / e64 / DPP / SDWA variants)."""
+        keys = [mnemonic, mnemonic + "~dpp8"]
+        stem = mnemonic
+        for suffix in ("_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa"):
+            if mnemonic.endswith(suffix):
+                stem = mnemonic[: -len(suffix)]
+                break
+        if stem == mnemonic:
+            keys += [stem + s for s in ("_e32", "_e64", "_dpp", "_dpp~dpp8", "_sdwa", "_e64_dpp", "_e64_dpp~dpp8")]
+        elif mnemonic.endswith("_e32"):
+            keys.append(stem)
+        elif mnemonic.endswith("_dpp") and not mnemonic.endswith("_e64_dpp"):
+            keys += [stem + "_e64_dpp", stem + "_e64_dpp~dpp8"]
+        out = [rows[k] for k in dict.fromkeys(keys) if k in rows]
+        if stem in rows and rows[stem].section.split()[0] in E32_ENCODINGS and stem + "_e64" not in rows \
+                and not mnemonic.endswith(("_e32", "_dpp", "_sdwa")):
+            out.append(e64_from_e32(rows[stem], self.wave64))
+        return out
+
+    def check(self, asm: str, true16: bool = False) -> tuple[str, str, str]:
+        """(status, reason, row source): PAGE / OTHER_PAGE / TRUE16 with no reason, or MISMATCH and why
+        (from the row that got furthest)."""
+        halves = [h.strip() for h in asm.split("::")] if "::" in asm else [asm.strip()]
+        status = PAGE
+        for n, half in enumerate(halves):
+            got = self._check_one(half, vopdy=n == 1, true16=true16)
+            if got[0] == MISMATCH:
+                return got
+            if got[0] != PAGE:
+                status = got[0]
+        return status, "", ""
+
+    def _check_one(self, text: str, vopdy: bool, true16: bool) -> tuple[str, str, str]:
+        parts = text.split(None, 1)
+        mnemonic = parts[0].lower()
+        rest = parts[1] if len(parts) > 1 else ""
+        tokens, mods = _split(rest, 1) if rest.strip() else ([], [])
+        best: tuple[int, str, str] | None = None
+        page_best: tuple[int, str, str] | None = None
+        for status, rows in ((PAGE, self.rows), (OTHER_PAGE, self.fallback)):
+            # the VOPDY table lists the Y-only opcodes; every VOPDX opcode may be the Y half too
+            cands = [rows[k] for k in (mnemonic + "~vopdy", mnemonic) if k in rows] if vopdy \
+                else self.candidates(rows, mnemonic)
+            if status == OTHER_PAGE:   # only variants the page has no row for (GFX12 lists no DPP rows)
+                cands = [r for r in cands if r.mnemonic not in self.rows and r.mnemonic + "~dpp8" not in self.rows
+                         and not r.section.endswith("(derived from the e32 row)")]
+            for rule in (False, True) if true16 else (False,):
+                self.true16 = rule
+                for row in cands:
+                    try:
+                        self._match_row(row, tokens, mods)
+                        return (TRUE16 if rule else status), "", ""
+                    except _Refusal as exc:
+                        if best is None or exc.depth > best[0]:
+                            best = (exc.depth, exc.message, row.source)
+            if status == PAGE:
+                page_best, best = best, None
+        best = page_best or best
+        if best is None:
+            return MISMATCH, f"no row for {mnemonic}" + (" (VOPD Y half)" if vopdy else ""), ""
+        return MISMATCH, best[1], best[2]
+
+    # ---------------------------------------------------------------- one row
+
+    def _match_row(self, row: Row, tokens: list[_Token], mods: list[_Token]) -> None:
+        row_ops = [o for o in row.operands if o.role != "modifier"]
+        row_mods = [o for o in row.operands if o.role == "modifier"]
+        toks = [t.text for t in tokens]
+        words = [m.text for m in mods]
+        # a token with a space before the last one (`exp mrt0 v1, ...`): operands the row separates
+        # with a space instead of a comma
+        split: list[str] = []
+        for t in toks[:-1]:
+            split += [w.text for w in _split_words(t)] if " " in t.strip() and "(" not in t else [t]
+        toks = split + toks[-1:]
+        if not row_ops and toks:   # `ds_gws_sema_p offset:4 gds`: a row of modifiers only
+            toks, words = [], [w.text for t in toks for w in _split_words(t)] + words
+        if not row_mods and words and row_ops:   # s_waitcnt vmcnt(0) expcnt(0): one value, not modifiers
+            toks = [*toks[:-1], " ".join([*toks[-1:], *words])] if toks else [" ".join(words)]
+            words = []
+        self._match_operands(row, row_ops, toks, 0, 0)
+        for w in words:
+            self._modifier(row, row_mods, w, len(toks))
+
+    def _match_operands(self, row: Row, row_ops: list[Operand], toks: list[str], i: int, j: int) -> None:
+        if j == len(toks):
+            missing = [o.name for o in row_ops[i:] if not o.optional]
+            if missing:
+                raise _Refusal(j, f"{row.mnemonic} needs {', '.join(missing)} after {len(toks)} operand(s)")
+            return
+        if i == len(row_ops):
+            raise _Refusal(j, f"{row.mnemonic} takes {len(row_ops)} operand(s), got {len(toks)}")
+        op = row_ops[i]
+        why = self._operand(op, toks[j])
+        err: _Refusal | None = None
+        if why is None:
+            try:
+                self._match_operands(row, row_ops, toks, i + 1, j + 1)
+                return
+            except _Refusal as exc:
+                err = exc
+        else:
+            err = _Refusal(j, f"operand {j + 1} {toks[j]!r}: {why} ({op.name})")
+        if op.optional:
+            try:
+                self._match_operands(row, row_ops, toks, i + 1, j)
+                return
+            except _Refusal as exc:
+                err = exc if exc.depth > err.depth else err
+        raise err
+
+    # ---------------------------------------------------------------- one operand
+
+    def _kinds(self, op: Operand) -> set[str]:
+        kinds = set(op.accepts)
+        for group, members in KIND_GROUPS.items():
+            if group in kinds:
+                kinds |= members
+        if "fconst" in kinds and self.fconst_all:
+            kinds |= {"iconst", "ival"}
+        return kinds
+
+    def _operand(self, op: Operand, text: str) -> str | None:
+        """None when `text` is a value `op`'s page accepts, else why not."""
+        kinds = self._kinds(op)
+        low = text.strip().lower()
+        if not kinds:   # pages naming no kind (exp's tgt, v_interp's attr / param, 8+ dword bvh addresses)
+            return None if _NUMBERED.match(low) or _register(low) or low.startswith("[") else "not a value its page describes"
+        core, neg, abs_ = _strip_neg_abs(low)
+        sext = False
+        if core.startswith("sext(") and core.endswith(")"):
+            core, sext = core[5:-1].strip(), True
+        if (neg or abs_ or sext) and not op.modifiers:
+            return "neg/abs/sext modifiers not allowed on this operand"
+        if core.startswith("[") and core.endswith("]") and "," in core:   # NSA address: [v1, v2, v3]
+            regs = [_register(p.strip()) for p in core[1:-1].split(",")]
+            if all(r and r[0] == "v" for r in regs) and "v" in kinds:
+                return None
+            return "not a list of VGPRs"
+        reg = _register(core)
+        if reg is not None:
+            return self._register_ok(op, kinds, reg)
+        if core in SPECIAL_REGISTERS:
+            kind, dwords = SPECIAL_REGISTERS[core]
+            if kind not in kinds:
+                return f"{kind} is not among {', '.join(op.accepts) or 'its kinds'}"
+            sizes = self._sizes(op)
+            if dwords is not None and sizes is not None and dwords not in sizes:
+                return f"{core} is {dwords} dword(s), the operand takes {_sizes_text(sizes)}"
+            return None
+        return self._value_ok(op, kinds, core)
+
+    def _register_ok(self, op: Operand, kinds: set[str], reg: tuple[str, int, int | None]) -> str | None:
+        kind, _first, n = reg
+        if kind == "v16":
+            if "v16" in kinds or ("v" in kinds and "16 bits" in op.size_text):
+                return None
+            if self.true16 and "v" in kinds and op.dwords == 1:
+                return None
+            return "a 16-bit VGPR half where the operand takes " + (", ".join(op.accepts) or "none")
+        if kind == "v" and "v16" in kinds:
+            kinds = kinds | {"v"}
+        if kind not in kinds:
+            return f"{'an ' if kind == 'a' else 'a '}{kind.upper()} register where the operand takes " \
+                   f"{', '.join(op.accepts)}"
+        sizes = self._sizes(op)
+        if sizes is not None and n not in sizes:
+            return f"{n} dword(s), the operand takes {_sizes_text(sizes)}"
+        return None
+
+    def _sizes(self, op: Operand) -> set[int] | None:
+        """Register widths (dwords) the operand's page allows; None when the page leaves it open."""
+        return allowed_dwords(op, self.wave64)
+
+    def _value_ok(self, op: Operand, kinds: set[str], core: str) -> str | None:
+        if core.startswith(("lit(", "lit64(")) and core.endswith(")"):
+            return None if "literal" in kinds else "a literal where the page lists none"
+        func = _FUNCTION.match(core)
+        if func and func.start() == 0:
+            page = self.docs.pages.get(op.page)
+            names = {f.lower() for f in _FUNCTION.findall(page.text)} if page else set()
+            if func.group(1) in names:
+                return None
+        i = ops.parse_int(core)
+        if i is not None:
+            return self._integer_ok(op, kinds, i, core)
+        f = ops.parse_float(core)
+        if f is not None and re.match(r"^-?\d*\.\d*(e[+-]?\d+)?$|^-?\d+e[+-]?\d+$", core):
+            if kinds & {"literal", "floating-point_number"}:
+                return None
+            if kinds & {"fconst", "constant"} and ops.inline_code(core, 32, True) is not None:
+                return None
+            return f"float {core} is not an inline constant and the page lists no literal"
+        if _EXPR.match(core) and kinds & _EXPRESSION:
+            return None
+        if _EXPR.match(core) and "label" in op.name:
+            return None
+        if kinds & {"integer_number"} and _EXPR.match(core):
+            return None
+        return f"{core!r} is none of {', '.join(op.accepts)}"
+
+    def _integer_ok(self, op: Operand, kinds: set[str], i: int, core: str) -> str | None:
+        if kinds & _ANY_INTEGER:
+            return None
+        if kinds & {"constant", "iconst"} and (0 <= i <= 64 or -16 <= i <= -1):
+            return None
+        if kinds & {"fconst", "constant"} and ops.inline_code(core, 32, True) is not None:
+            return None
+        for kind, (lo, hi) in IMMEDIATE_RANGES.items():
+            if kind in kinds and lo <= i <= hi:
+                return None
+        return f"integer {core} is none of {', '.join(op.accepts)}"
+
+    # ---------------------------------------------------------------- modifiers
+
+    def _modifier(self, row: Row, row_mods: list[Operand], word: str, depth: int) -> None:
+        name, _, value = word.partition(":")
+        name = name.lower()
+        if "(" in name:
+            name = name.split("(")[0]
+        allowed = {o.name for o in row_mods}
+        if name == "offset" and "pattern" in allowed:   # ds_swizzle_b32: offset:swizzle(..) or offset:N
+            return
+        if name == "offset" or _OFFSET_NAME.match(name):
+            names = [n for n in allowed if _OFFSET_NAME.match(n) and n not in ("offset0", "offset1")] \
+                if name == "offset" else [name]
+            if not any(n in allowed for n in names):
+                raise _Refusal(depth, f"modifier {word!r} is not in the row's modifiers ({', '.join(sorted(allowed))})")
+            if value and not value.lower().startswith("swizzle("):
+                self._offset_range(row, names, value, word, depth)
+            return
+        wants = MODIFIER_NAMES.get(name, (name,))
+        if name.startswith("no") and name[2:] in allowed:   # noglc, nogds: the bit written as off
+            return
+        if not any(w in allowed for w in wants):
+            raise _Refusal(depth, f"modifier {word!r} is not in the row's modifiers ({', '.join(sorted(allowed)) or 'none'})")
+
+    def _offset_range(self, row: Row, names: list[str], value: str, word: str, depth: int) -> None:
+        """offset12 / offset13s / offset20u / offset21s / offset24s: the value fits the width the name says."""
+        v = ops.parse_int(value)
+        if v is None:
+            return   # an expression: its value is the assembler's business
+        fits = []
+        for n in names:
+            m = _OFFSET_BITS.match(n)
+            if not m:
+                fits.append(True)
+                continue
+            bits, sign = int(m.group(1)), m.group(2)
+            lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if sign == "s" else (0, (1 << bits) - 1)
+            fits.append(lo <= v <= hi)
+        if not any(fits):
+            raise _Refusal(depth, f"{word}: outside the range of {'/'.join(names)}")
+
+
+def _split_words(text: str) -> list[_Token]:
+    from gpuisa.codec.encoder import _words
+
+    return _words(text, 1)
+
+
+def _register(text: str) -> tuple[str, int, int] | None:
+    """('v'|'s'|'a'|'ttmp'|'v16', first, dwords) for v5, s[2:3], a[0:3], v5.l; else None."""
+    m = _VGPR16.match(text)
+    if m:
+        return "v16", int(m.group(1)), 1
+    if text.startswith("[") and text.endswith("]") and "," not in text:   # [v252]: one element NSA
+        text = text[1:-1].strip()
+    try:
+        return ops.parse_register(text)
+    except OperandError:
+        return None
+
+
+_BY_DEFAULT = re.compile(r"^(\d+) dwords? by default")
+_ALTERNATIVES = re.compile(r"^((?:\d+, )*\d+) or (\d+) dwords")
+_RANGE = re.compile(r"^(\d+)-(\d+) dwords")
+_FIXED = re.compile(r"^(\d+) dwords?\.?$")
+
+
+def allowed_dwords(op: Operand, wave64: bool) -> set[int] | None:
+    """Register widths an operand's page allows: its fixed size, `N dwords by default` (+1 with tfe),
+    `1 or 2 dwords`, `1-12 dwords`; None where the size depends on other modifiers (dmask, d16)."""
+    text = op.size_text.strip()
+    if not text:
+        return None
+    if _FIXED.match(text) or "wavefront size" in text or text.startswith("16 bits") or \
+            text.startswith(("32 bits", "64 bits")):
+        return {op.dwords}
+    m = _BY_DEFAULT.match(text)
+    if m:
+        n = int(m.group(1))
+        return {n, n + 1} | ({(n + 1) // 2, (n + 1) // 2 + 1} if "d16" in text else set())
+    m = _ALTERNATIVES.match(text)
+    if m:
+        return {int(x) for x in m.group(1).split(", ")} | {int(m.group(2))}
+    m = _RANGE.match(text)
+    if m:
+        return set(range(int(m.group(1)), int(m.group(2)) + 1))
+    return None
+
+
+def _sizes_text(sizes: set[int]) -> str:
+    return " or ".join(str(s) for s in sorted(sizes))
+
+
+# ---------------------------------------------------------------------------------- the corpus
+
+def check_examples(docs: SyntaxDocs, examples: list[McExample]) -> OperandReport:
+    """Every example against the rows of each family serving one of its targets."""
+    rep = OperandReport()
+    matchers: dict[tuple[tuple[str, ...], bool], RowMatcher] = {}
+    verdicts: dict[tuple[tuple[str, ...], bool | None, bool, str], tuple[str, str, str]] = {}
+    buckets: dict[str, tuple[str, tuple[str, ...], str] | None] = {}
+    for ex in examples:
+        seen: set[str] = set()
+        true16 = any("+real-true16" in m for m in ex.mattrs)
+        if "/*invalid" in ex.asm.lower():   # the disassembler's text for an operand it rejects
+            rep.invalid_text += 1
+            continue
+        for target in ex.targets:
+            if target not in buckets:
+                buckets[target] = family_of(docs, target) if target.startswith("gfx") else None
+            fam = buckets[target]
+            if fam is None:
+                rep.no_page[target] += 1
+                continue
+            bucket, chain, why = fam
+            if bucket in seen:
+                continue
+            seen.add(bucket)
+            rep.served_by.setdefault(bucket, why)
+            w64 = wants_wave64(ex, target)
+            key = (chain, w64, true16, ex.asm)
+            if key not in verdicts:
+                verdict = (MISMATCH, "", "")
+                for wave in (w64,) if w64 is not None else (False, True):
+                    m = matchers.get((chain, wave))
+                    if m is None:
+                        m = matchers[(chain, wave)] = RowMatcher(docs, chain, wave, generation(target))
+                    got = m.check(ex.asm, true16)
+                    if got[0] != MISMATCH or not verdict[1]:
+                        verdict = got
+                    if got[0] != MISMATCH:
+                        break
+                verdicts[key] = verdict
+            status, reason, row = verdicts[key]
+            tally = rep.families[bucket]
+            tally.total += 1
+            tally.statuses[status] += 1
+            if status == MISMATCH:
+                tally.mismatches.append(Mismatch(bucket, f"{ex.file}:{ex.line}", ex.asm, reason, row))
+    return rep
+
+
+def run(sources: Path, processes: int | None = None) -> OperandReport:
+    """Read the syntax pages and the MC corpus under `sources` and check every example."""
+    from gpuisa.sources import layout
+    from gpuisa.sources.llvm_mc import read_corpus
+    from gpuisa.sources.llvm_syntax_docs import read_syntax_docs
+
+    docs = read_syntax_docs(layout.llvm_docs(sources), f"{layout.LLVM_TREE}/llvm/docs")
+    corpus = read_corpus(sources, processes=processes)
+    return check_examples(docs, corpus.examples)

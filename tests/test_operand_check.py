@@ -1,0 +1,124 @@
+"""check-operands: LLVM's MC examples parsed against the operand rows of their target's syntax page.
+
+Each test first reads the .rst row or the MC check line it relies on. A sample of test files per
+family runs by default; the whole corpus is the slow test.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from gpuisa.codec.operand_check import MISMATCH, PAGE, RowMatcher, check_examples
+from gpuisa.sources.llvm_mc import read_file
+from gpuisa.sources.llvm_syntax_docs import lookup, read_syntax_docs
+
+DOCS_REL = "llvm-project-23.1.1/llvm/docs"
+MC = "llvm-project-23.1.1/llvm/test/MC/AMDGPU"
+
+# One or two MC test files per syntax family, each family's own instructions (DS, SMEM, SOP1, VOP1, MAI).
+SAMPLE_FILES: dict[str, tuple[str, ...]] = {
+    "GFX7": ("gfx7_asm_sop1.s", "gfx7_asm_ds.s"),
+    "GFX8": ("gfx8_asm_vop1.s",),
+    "GFX900": ("gfx9_asm_ds.s", "gfx9_asm_smem.s"),
+    "GFX90a": ("mai-gfx90a.s",),
+    "GFX10": ("gfx10_asm_ds.s",),
+    "GFX1030": ("gfx1030_new.s",),
+    "GFX1011": ("gfx1011_dlops.s",),
+    "GFX1013": ("gfx1013.s",),
+    "GFX11": ("gfx11_asm_ds.s",),
+    "GFX12 (rdna4)": ("gfx12_asm_ds.s",),
+    "GFX12 (cdna5)": ("gfx1250_asm_ds.s",),
+}
+
+
+@pytest.fixture(scope="module")
+def docs(sources: Path):
+    return read_syntax_docs(sources / DOCS_REL, DOCS_REL)
+
+
+def _line(sources: Path, rel: str, line: int) -> str:
+    return (sources / rel).read_text(encoding="utf-8").splitlines()[line - 1]
+
+
+def test_ds_add_u32_gfx11_example_parses_and_a_wrong_width_does_not(docs, sources):
+    (row,) = lookup(docs, ["GFX11"], "ds_add_u32")
+    text = _line(sources, row.provenance.file, row.provenance.line)
+    assert re.findall(r":ref:`([^<`]+)<", text) == ["vaddr", "vdata", "offset", "gds"]
+    vaddr = docs.page(row.operands[0].label)
+    assert "*Size:* 1 dword." in (sources / vaddr.provenance.file).read_text().splitlines()
+    # LLVM's own check line for the instruction (gfx11_asm_ds.s)
+    checks = [ln for ln in (sources / MC / "gfx11_asm_ds.s").read_text().splitlines()
+              if ln.startswith("ds_add_u32 v1, v2 offset:65535")]
+    assert checks, "the premise: gfx11_asm_ds.s assembles ds_add_u32 with offset:65535"
+    m = RowMatcher(docs, ("GFX11",), False, 11)
+    assert m.check(checks[0])[0] == PAGE
+    status, reason, cite = m.check("ds_add_u32 v[1:2], v2 offset:65535")
+    assert status == MISMATCH and "2 dword(s)" in reason and "vaddr" in reason
+    assert cite.startswith(row.provenance.cite().split(" ")[0])
+    status, reason, _ = m.check("ds_add_u32 v1, v2 glc")
+    assert status == MISMATCH and "glc" in reason
+
+
+def test_s_load_b32_gfx11_modifiers_and_offset_range(docs, sources):
+    (row,) = lookup(docs, ["GFX11"], "s_load_b32")
+    text = _line(sources, row.provenance.file, row.provenance.line)
+    assert re.findall(r":ref:`([^<`]+)<", text) == ["sdst", "sbase", "soffset", "offset21s", "glc", "dlc"]
+    m = RowMatcher(docs, ("GFX11",), False, 11)
+    assert m.check("s_load_b32 s5, s[2:3], s0 offset:0xfffff glc dlc")[0] == PAGE
+    # offset21s: a 21-bit signed offset (the name says its width); 0x100000 needs 22 bits signed
+    status, reason, _ = m.check("s_load_b32 s5, s[2:3], s0 offset:0x100000")
+    assert status == MISMATCH and "offset21s" in reason
+    # sbase is 2 dwords on its page
+    assert m.check("s_load_b32 s5, s2, s0")[0] == MISMATCH
+
+
+def test_vopd_halves_check_against_x_and_y_tables(docs, sources):
+    """The GFX12 page lists v_dual_add_nc_u32 under VOPDY only; v_dual_add_f32 under VOPDX (usable as Y)."""
+    x = next(i for i in docs.families["GFX12"].instructions if i.mnemonic == "v_dual_add_nc_u32")
+    assert x.section == "VOPDY"
+    m = RowMatcher(docs, ("GFX12",), False, 12)
+    assert m.check("v_dual_add_f32 v255, v4, v2 :: v_dual_add_nc_u32 v6, v1, v3")[0] == PAGE
+    assert m.check("v_dual_add_f32 v255, v4, v2 :: v_dual_add_f32 v6, v1, v3")[0] == PAGE
+    assert m.check("v_dual_add_nc_u32 v255, v4, v2 :: v_dual_add_f32 v6, v1, v3")[0] == MISMATCH
+
+
+def test_sample_per_family(docs, sources):
+    """A file or two of each family's own MC tests parses at 99% or more against its page."""
+    for family, names in SAMPLE_FILES.items():
+        examples = [ex for n in names for ex in read_file(sources / MC / n, sources).examples]
+        rep = check_examples(docs, examples)
+        t = rep.families[family]
+        assert t.total > 10, (family, t.total)
+        assert t.rate >= 0.99, (family, t.ok, t.total, [(m.example, m.text, m.reason) for m in t.mismatches[:5]])
+        for mm in t.mismatches:   # every mismatch is an erratum with the example's file:line
+            assert re.match(rf"{MC}/[\w.-]+:\d+$", mm.example) and mm.reason
+
+
+def test_negative_checks_are_not_examples(docs, sources):
+    """gfx11_asm_smem_err.s holds only expected-error lines: the reader gives no examples to check."""
+    res = read_file(sources / MC / "gfx11_asm_smem_err.s", sources)
+    text = (sources / MC / "gfx11_asm_smem_err.s").read_text()
+    assert "error:" in text and res.negatives
+    negative_lines = {n.provenance.line for n in res.negatives}
+    assert not negative_lines & {ex.line for ex in res.examples}
+    assert sum(t.total for t in check_examples(docs, res.examples).families.values()) == len(res.examples)
+
+
+# Families whose page parses 99% of their examples today; the others are listed (errata) in the report.
+AT_99 = ("GFX7", "GFX8", "GFX900", "GFX904", "GFX10", "GFX1013")
+
+
+@pytest.mark.slow
+def test_whole_corpus(docs, sources):
+    from gpuisa.sources.llvm_mc import read_corpus
+
+    rep = check_examples(docs, read_corpus(sources).examples)
+    for fam in AT_99:
+        t = rep.families[fam]
+        assert t.rate >= 0.99, (fam, t.ok, t.total)
+    for fam, t in rep.families.items():
+        assert t.total == t.ok + len(t.mismatches), fam
+        assert all(m.example.startswith(MC) or "Disassembler" in m.example for m in t.mismatches), fam
