@@ -15,6 +15,7 @@ from typing import Any
 from lark import Tree
 
 from gpuisa.semantics.errors import EvalError
+from gpuisa.semantics.interp_regs import REGISTER_FILES, REGISTER_NAME
 from gpuisa.semantics.ptx import ptx_semantics
 from gpuisa.semantics.run import evaluate, evaluate_ptx, machine_for, operands_read, parse_block
 from gpuisa.semantics.source import Texts, amd_semantics, resolver_for
@@ -92,7 +93,9 @@ def eval_amd(name: str, arch: str, inputs: dict[str, int | float], texts: Texts)
     machine = machine_for(sem.arch)
     widths = read_widths(tree)
     for k, v in inputs.items():
-        if k not in reads and k not in machine:
+        register = REGISTER_NAME.match(k) and reads & set(REGISTER_FILES)
+        own = (re.fullmatch(r"S\d", k) and f"SRC{k[1:]}" in reads) or (k == "D0" and "VDST" in reads)
+        if k not in reads and k not in machine and not register and not own:
             known = sorted(n for n in reads if _OPERAND.match(n) and not n.startswith("D"))
             raise EvalError(f"unknown operand {k} for {where}; it reads {', '.join(known) or 'no operands'}")
         if k in widths:
@@ -115,7 +118,7 @@ def eval_amd(name: str, arch: str, inputs: dict[str, int | float], texts: Texts)
     regs = {k: v for k, v in out.items() if k[:1].isupper()}
     local = {k: v for k, v in out.items() if not k[:1].isupper()}
     return {"name": sem.name, "arch": sem.arch, "style": sem.style, "source": sem.cite,
-            "pseudocode": sem.text, "outputs": regs, "locals": local}
+            "pseudocode": sem.text, "outputs": regs, "locals": local, **({"note": sem.note} if sem.note else {})}
 
 
 def eval_ptx(form: str, inputs: dict[str, int | float], texts: Texts) -> dict[str, Any]:

@@ -29,6 +29,8 @@ NOTES = (
     "hardware is approximate, so results are tested, never proved.",
     "A condition that differs between lanes runs both branches under lane masks (SIMT).",
     "Writes to a lane's bit of a shared mask (D0.u64[laneId]) are kept per lane, not ORed across the wave.",
+    "S_SETREG may write every bit of a hardware register: the manuals call HwRegWriteMask / writeableBitMask "
+    "without listing the masks (cdna3/README.md:3635, rdna3/README.md:6810).",
 )
 
 
@@ -124,7 +126,7 @@ def _abs(ip: Any, args: list[TV], node: Tree) -> TV:
     return TV("i", w, ip.dom.select(neg, ip.dom.neg(data, w), data))
 
 
-@builtin("bitCount", "countbits", "popcount")
+@builtin("bitCount", "bitcount", "countbits", "popcount")
 def _bitcount(ip: Any, args: list[TV], node: Tree) -> TV:
     _arity(ip, args, 1, node, "bitCount")
     data, w = ip.bits(ip.as_int(args[0], node))
@@ -353,6 +355,38 @@ def _convert(ip: Any, name: str, args: list[TV], node: Tree) -> TV:
     return TV(d[0], d[1], ip.sized(iv, d[0], d[1]))
 
 
+
+
+@builtin("writeableBitMask", "HwRegWriteMask")
+def _hwreg_write_mask(ip: Any, args: list[TV], node: Tree) -> TV:
+    """Which bits of a hardware register S_SETREG may write: the manuals name this helper but list no
+    per-register masks, so every bit is writable here (an upper bound; see NOTES)."""
+    _arity(ip, args, 2, node, "HwRegWriteMask")
+    return TV("u", 32, ip.dom.const(0xFFFFFFFF, 32))
+
+
+@builtin("IsM0")
+def _is_m0(ip: Any, args: list[TV], node: Tree) -> TV:
+    """IsM0(SRC0.u32): the operand field names M0, whose encoding is 124 before gfx11 and 125 from gfx11 on
+    (llvm/lib/Target/AMDGPU/SIRegisterInfo.td:210-211, M0_gfxpre11 / M0_gfx11plus)."""
+    _arity(ip, args, 1, node, "IsM0")
+    return ip.compare_vals("==", ip.as_int(args[0], node), TV("lit", 0, ip.machine.get(M0_ENCODING_KEY, 124)), node)
+
+
+M0_ENCODING_KEY = "_M0_ENCODING"
+# Wave state the barrier pseudocode asks about by calling a function: read as a state value the caller
+# gives (InWorkgroup=1), like EXEC or SCC (rdna4/README.md:8815 `if !InWorkgroup() then`).
+STATE_QUERIES = ("InWorkgroup", "InCluster")
+
+
+def _state_query(ip: Any, args: list[TV], node: Tree) -> TV:
+    name = str(node.children[0])
+    _arity(ip, args, 0, node, name)
+    return ip.lookup(name, node)
+
+
+for _q in STATE_QUERIES:
+    REGISTRY[_q] = _state_query
 
 
 @builtin("nop", "v_nop", "s_nop")

@@ -19,7 +19,7 @@ from gpuisa.semantics.errors import EvalError, SemanticsError
 from gpuisa.semantics.interp_regs import REGISTER_NAME
 from gpuisa.semantics.ptx import parse_ptx, ptx_semantics
 from gpuisa.semantics.run import WAVE64_ONLY, evaluate_ptx, evaluate_wave, machine_for, parse_block
-from gpuisa.semantics.source import Texts, resolver_for
+from gpuisa.semantics.source import Texts, prose_substitute, resolver_for
 
 # Something that looks like a statement: how a table-style cell is told apart from pure prose.
 _LOOKS_LIKE_CODE = re.compile(r"\b[A-Za-z_]\w*(?:\.\w+)?(?:\[[^\]]*\])?(?:\.\w+)?\s*(?:=(?!=)|\+=|-=|\|=|&=)")
@@ -50,6 +50,7 @@ class UnitCount:
     with_pseudocode: int = 0
     parsed: int = 0
     evaluated: int = 0
+    substituted: int = 0      # prose entries evaluated through semantics.prose (timing only, borrowed)
 
     @property
     def share(self) -> float:
@@ -67,7 +68,8 @@ class ArchCoverage:
     def as_dict(self) -> dict:
         return {"arch": self.arch, "seconds": round(self.seconds, 2),
                 "units": {u: {"instructions": c.instructions, "with_pseudocode": c.with_pseudocode,
-                              "parsed": c.parsed, "evaluated": c.evaluated, "share": round(c.share, 4)}
+                              "parsed": c.parsed, "evaluated": c.evaluated, "substituted": c.substituted,
+                              "share": round(c.share, 4)}
                           for u, c in self.units.items()},
                 "failures": [vars_(f) for f in self.failures]}
 
@@ -87,9 +89,16 @@ UNIFORM_FIELDS = REGISTER_FIELDS | {"OPSEL", "OPSEL_HI", "SIMM16", "SIMM32", "OF
                                     "ATTR", "ATTRCHAN"}
 
 
+# Wave state narrower than a register: CSP, the 3-bit branch-stack pointer (vega/README.md:823).
+BOUNDED_STATE = {"CSP": 8, "WAVE_MODE.CSP": 8}
+
+
 def _random_input(name: str, lanes: int, rng: np.random.Generator) -> np.ndarray:
     """Random raw bits for one operand: per lane, or one for the wave where it is an instruction field."""
     field_name = name.split(".")[0]
+    bound = BOUNDED_STATE.get(name, BOUNDED_STATE.get(field_name))
+    if bound:
+        return np.full(lanes, int(rng.integers(0, bound)), dtype=np.uint64)
     if field_name in REGISTER_FIELDS:
         return np.full(lanes, int(rng.integers(0, 96)), dtype=np.uint64)
     if field_name in UNIFORM_FIELDS:
@@ -133,10 +142,16 @@ def coverage(arch: str, texts: Texts, lanes: int | None = None, seed: int = 0) -
         cnt = out.units.setdefault(unit, UnitCount())
         cnt.instructions += 1
         doc = next((d for d in entries if d.pseudocode.strip() and unit_of(d.section)), None)
-        if doc is None or (doc.style == "table" and not _LOOKS_LIKE_CODE.search(doc.pseudocode)):
+        sub = prose_substitute(name, arch, doc, texts)
+        if sub is None and (doc is None or (doc.style == "table" and not _LOOKS_LIKE_CODE.search(doc.pseudocode))):
             continue
         cnt.with_pseudocode += 1
         where = f"{name} ({arch})"
+        if sub is not None:      # a prose entry: the text that stands in for it (semantics.prose)
+            text, style, cite = sub.text, sub.style, sub.cite
+            cnt.substituted += 1
+        else:
+            text, style, cite = doc.pseudocode, doc.style, doc.provenance.cite()
         if matrix.MATRIX_FAMILY.match(name):   # formulas over whole matrices: the matrix model evaluates them
             try:
                 matrix.run_random(name, f"{doc.description}\n{doc.pseudocode}", arch, rng)
@@ -147,19 +162,18 @@ def coverage(arch: str, texts: Texts, lanes: int | None = None, seed: int = 0) -
             cnt.evaluated += 1
             continue
         try:
-            parse_block(doc.pseudocode, doc.style, where)
+            parse_block(text, style, where)
         except SemanticsError as exc:
-            out.failures.append(Failure(name, unit, "parse", exc.reason, doc.provenance.cite()))
+            out.failures.append(Failure(name, unit, "parse", exc.reason, cite))
             continue
         cnt.parsed += 1
         try:
-            run_random(doc.pseudocode, doc.style, arch, lanes, rng, resolver, where, name)
+            run_random(text, style, arch, lanes, rng, resolver, where, name)
         except SemanticsError as exc:
-            out.failures.append(Failure(name, unit, "eval", exc.reason, doc.provenance.cite()))
+            out.failures.append(Failure(name, unit, "eval", exc.reason, cite))
             continue
         except (ArithmeticError, ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
-            out.failures.append(Failure(name, unit, "eval", f"internal: {type(exc).__name__}: {exc}",
-                                        doc.provenance.cite()))
+            out.failures.append(Failure(name, unit, "eval", f"internal: {type(exc).__name__}: {exc}", cite))
             continue
         cnt.evaluated += 1
     out.seconds = time.perf_counter() - t0
@@ -171,6 +185,7 @@ class PtxCoverage:
     blocks: int = 0
     parsed: int = 0
     evaluated: int = 0
+    substituted: int = 0      # prose entries evaluated through semantics.prose (timing only, borrowed)
     failures: list[Failure] = field(default_factory=list)
 
 

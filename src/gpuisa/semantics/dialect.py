@@ -43,7 +43,8 @@ OLDER_AMD: dict[str, Rule] = {
         "in 32 bits both would be always false / always 0 (S_MUL_HI_U32: `D.u = (S0.u * S1.u) >> 32`, line 2551)",
         f"{_VEGA}:2507"),
     "c-casts": Rule(
-        "(float)S0.i", "C casts ((float), (double), (int), (snorm) ...): value conversions to the named format",
+        "(float)S0.i", "C casts ((float), (double), (int), (unsigned), (snorm) ...): value conversions to the "
+        "named format",
         "they are C casts of values (V_CVT_F32_I32 converts), not reinterpretations of bits", f"{_VEGA}:2885"),
     "thread-id": Rule(
         "VCC[threadId]", "threadId is the lane id (laneId in newer manuals)",
@@ -74,6 +75,10 @@ OLDER_AMD: dict[str, Rule] = {
         "there 's no IEEE special case here like there is for V_MAX_F32. D.f = (S0.f < S1.f ? S0.f : S1.f)",
         "a sentence that does not parse alone is retried joined with the next ones (up to four)",
         "a comment may hold a full stop that is not the end of the statement", f"{_VEGA}:2826"),
+    "lowercase-wave32": Rule(
+        "for row in 0 : wave32.u1 ? 1 : 3 do", "wave32 is WAVE32, the wave-size state the same block reads above",
+        "one block spells it both ways; lower case it would be an undefined name",
+        "amd-isa-manuals/rdna4/README.md:19070"),
     "spaced-keywords": Rule(
         "D.f = ldexp(S0.f, 64); end if else if (S1.f == DENORM)",
         "elsif ... endif, as the newer manuals and the grammar spell them",
@@ -84,7 +89,7 @@ OLDER_AMD: dict[str, Rule] = {
 BARE_OPERANDS = frozenset({"S0", "S1", "S2", "S", "D", "D0", "SRC0", "SRC1", "SRC2"})          # bare-operands
 C_CASTS: dict[str, tuple[str, int]] = {                                                           # c-casts
     "float": ("f", 32), "double": ("f", 64), "half": ("f", 16),
-    "int": ("i", 32), "uint": ("u", 32), "short": ("i", 16), "ushort": ("u", 16),
+    "int": ("i", 32), "uint": ("u", 32), "unsigned": ("u", 32), "short": ("i", 16), "ushort": ("u", 16),
 }
 NORM_CASTS = ("snorm", "unorm")                                                                   # c-casts
 LANE_ID_NAMES = ("laneId", "threadId")                                                            # thread-id
@@ -92,6 +97,7 @@ NAN_CLASSES: dict[str, str] = {"NaN": "isNAN", "sNaN": "isSignalNAN", "qNaN": "i
 CALL_PREFIX = "V_"                                                                                # unprefixed-calls
 OLD_CONVERSION = re.compile(r"^(flt|int|uint)(\d+)_to_(flt|int|uint|snorm|unorm)(\d*)$")          # old-conversion-names
 OLD_CONVERSION_KINDS = {"flt": "f", "int": "i", "uint": "u"}
+STATE_ALIASES = {"wave32": "WAVE32"}                                                            # lowercase-wave32
 SPACED_KEYWORDS: tuple[tuple[str, str], ...] = ((r"\belse\s+if\b", "elsif"), (r"\bend\s+if\b", "endif"))  # spaced-keywords
 
 

@@ -111,6 +111,7 @@ class Interp(ValueOps, StoreOps, PtxForms, RegisterOps):
         self.line: int | None = None   # line of the statement being run, for errors
         self.regfiles: dict[str, dict[int, Any]] = {}   # VGPR / SGPR: address -> one value per lane
         self.written_registers: list[str] = []          # VGPR[7], SGPR[3] ... in the order written
+        self._slice_width = 0                           # width of the last varying_slice
 
     # ================================================================ helpers
     def fail(self, msg: str, node: Any = None) -> UnsupportedError:
@@ -468,13 +469,29 @@ class Interp(ValueOps, StoreOps, PtxForms, RegisterOps):
         if vt is None:
             if isinstance(base, Tree) and base.data == "var":
                 return self.lookup(f"{base.children[0]}.{name}", node)
+            record = self.record_field(base, name)
+            if record is not None:
+                return self.lookup(record, node)
             raise self.fail(f"field .{name} of an expression", node)
         if self.regfile_access(base) is not None and self.own_register(base) is None:
             return self.view(self.read_registers(base, vt[1]), *vt)
         return self.view(self.eval_base(base), *vt)
 
+    def record_field(self, base: Any, field_name: str) -> str | None:
+        """BARRIER_STATE[3].signalCnt: a field of one record of a state array, as the state name it reads."""
+        if not (isinstance(base, Tree) and base.data == "index" and isinstance(base.children[0], Tree)
+                and base.children[0].data == "var" and str(base.children[0].children[0]).isupper()):
+            return None
+        idx = self._maybe_int(self.as_int(self.eval(base.children[1]), base))
+        if idx is None:
+            raise self.fail(f"a record index of {base.children[0].children[0]} that differs between lanes", base)
+        return f"{base.children[0].children[0]}[{idx}].{field_name}"
+
     def ex_slice(self, node: Tree) -> TV:
         base, hi_n, lo_n = node.children
+        varying = self.varying_slice(hi_n, lo_n, node)
+        if varying is not None:          # S0[bitsel + 7 : bitsel] with bitsel per lane
+            return self.extract(self.eval_base(base), varying[0], varying[1], self._slice_width)
         first = self.concrete_int(self.eval(hi_n), hi_n)
         second = self.concrete_int(self.eval(lo_n), lo_n)
         hi, lo = max(first, second), min(first, second)

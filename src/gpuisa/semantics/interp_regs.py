@@ -1,4 +1,5 @@
-"""The register files the pseudocode indexes: VGPR[lane][addr] and SGPR[addr] (MOVREL, READLANE, PERMLANE ...).
+"""The register files the pseudocode indexes: VGPR[lane][addr], SGPR[addr] (MOVREL, READLANE, PERMLANE ...),
+TTMP[n] and HW_REGISTERS[id].
 
 Mixed into Interp. Registers are 32 bits; a wider view (SGPR[addr].b64) spans consecutive
 registers, low register first (the manuals' S_MOVRELS_B64 needs an even index for that reason,
@@ -20,8 +21,11 @@ from lark import Tree
 from gpuisa.semantics.errors import EvalError
 from gpuisa.semantics.types import TV, parse_view
 
-REGISTER_FILES = ("VGPR", "SGPR")
-REGISTER_NAME = re.compile(r"^(VGPR|SGPR)\[(\d+)\]$")
+# Files indexed by one address, one 32-bit value per wave: SGPRs, the trap temporaries (S_TRAP writes
+# { TTMP[1], TTMP[0] }, rdna3/README.md:8279) and the hardware registers S_SETREG / S_GETREG address by id.
+SCALAR_FILES = ("SGPR", "TTMP", "HW_REGISTERS")
+REGISTER_FILES = ("VGPR", *SCALAR_FILES)
+REGISTER_NAME = re.compile(r"^(VGPR|SGPR|TTMP|HW_REGISTERS)\[(\d+)\]$")
 MAX_REGISTER = 1 << 16        # addresses beyond any register file (VGPRs 0-511 plus AGPRs, SGPRs 0-127)
 _MASK32 = np.uint64(0xFFFFFFFF)
 
@@ -38,8 +42,8 @@ class RegisterOps:
         if not (isinstance(node, Tree) and node.data == "index"):
             return None
         base, idx = node.children
-        if isinstance(base, Tree) and base.data == "var" and str(base.children[0]) == "SGPR":
-            return "SGPR", None, idx
+        if isinstance(base, Tree) and base.data == "var" and str(base.children[0]) in SCALAR_FILES:
+            return str(base.children[0]), None, idx
         if (isinstance(base, Tree) and base.data == "index" and isinstance(base.children[0], Tree)
                 and base.children[0].data == "var" and str(base.children[0].children[0]) == "VGPR"):
             return "VGPR", base.children[1], idx
@@ -68,7 +72,11 @@ class RegisterOps:
             return np.full(self.dom.n, int(v.data), dtype=np.int64)
         data, w = self.bits(v)
         vals = self.dom.signed_ints(data, w) if v.kind == "i" else data
-        return np.array([int(x) for x in np.broadcast_to(vals, (self.dom.n,))], dtype=np.int64)
+        ints = [int(x) for x in np.broadcast_to(vals, (self.dom.n,))]
+        if any(not -MAX_REGISTER <= x < MAX_REGISTER for x in ints):
+            raise EvalError(f"register address or lane {max(ints, key=abs)} is outside the register file", self.where,
+                            self._line(node))
+        return np.array(ints, dtype=np.int64)
 
     def _register(self, file: str, addr: int, node: Any) -> np.ndarray:
         regs = self.regfiles.setdefault(file, {})

@@ -14,6 +14,10 @@ from gpuisa.semantics import fp
 from gpuisa.semantics.errors import EvalError
 from gpuisa.semantics.types import TV, ArrayVal, Lambda, parse_view
 
+# Widths of machine state written whole in a concatenation: { PC, EXEC } = SGPR[...].b128 reads "128 bits
+# from 4 consecutive SGPRs" (cdna3/README.md:4315), so PC and EXEC are 64 bits each.
+STATE_WIDTHS = {"PC": 64, "EXEC": 64, "VCC": 64}
+
 
 class StoreOps:
     """Mixin for Interp (uses self.env, self.declared, self.active, self.merge ...)."""
@@ -53,6 +57,10 @@ class StoreOps:
         if chain and chain[0][0] == "view" and parse_view(chain[0][1]) is None:
             name = f"{name}.{chain[0][1]}"
             chain = chain[1:]
+        elif (len(chain) > 1 and chain[0][0] == "index" and chain[1][0] == "view" and parse_view(chain[1][1]) is None
+              and name.isupper()):   # BARRIER_STATE[n].signalCnt = ...: one field of one record
+            name = self.record_field(Tree("index", [Tree("var", [Token("NAME", name)]), chain[0][1]]), chain[1][1])
+            chain = chain[2:]
         if name == "MEM" or name.startswith(("VGPR", "SGPR")):
             raise self.fail(f"{name} (memory access, or a register file without [lane][address]) is not modelled",
                             node)
@@ -116,12 +124,16 @@ class StoreOps:
             return self.insert_bits(old, ibits, vw, self.dom.const(0, 32), 32, declared)
         # bit-range writes
         if kind0 == "slice":
-            hi = self.concrete_int(self.eval(arg[0]), arg[0])
-            lo = self.concrete_int(self.eval(arg[1]), arg[1])
-            hi, lo = max(hi, lo), min(hi, lo)
-            width = hi - lo + 1
-            lo_d, lo_w = self.dom.const(lo, 32), 32
-            need = hi + 1
+            varying = self.varying_slice(arg[0], arg[1], node)
+            if varying is not None:          # D.u[bit + 7 : bit] with `bit` per lane: a fixed-width field
+                (lo_d, lo_w), width, need = varying, self._slice_width, None
+            else:
+                hi = self.concrete_int(self.eval(arg[0]), arg[0])
+                lo = self.concrete_int(self.eval(arg[1]), arg[1])
+                hi, lo = max(hi, lo), min(hi, lo)
+                width = hi - lo + 1
+                lo_d, lo_w = self.dom.const(lo, 32), 32
+                need = hi + 1
         elif kind0 == "part":
             base = self.as_int(self.eval(arg[0]), node)
             width = self.concrete_int(self.eval(arg[1]), arg[1])
@@ -147,6 +159,18 @@ class StoreOps:
         ibits, _ = self.bits(self.convert_to(inner, cur_kind, cur_w) if inner.kind not in ("f", "bf") else inner, cur_w)
         ibits = self.dom.resize(ibits, self._width_of(ibits, cur_w), cur_w, False)
         return self.insert_bits(old, ibits, width, lo_d, lo_w, declared, need)
+
+    def varying_slice(self, hi_n: Any, lo_n: Any, node: Any) -> tuple[Any, int] | None:
+        """[hi : lo] whose bounds differ between lanes but not their distance: (per-lane low bit, its width);
+        the field width is left in self._slice_width. None when the bounds are the same on every lane."""
+        hi_v, lo_v = self.as_int(self.eval(hi_n), hi_n), self.as_int(self.eval(lo_n), lo_n)
+        if self._maybe_int(hi_v) is not None and self._maybe_int(lo_v) is not None:
+            return None
+        diff = self.concrete_int(self.binary("-", hi_v, lo_v, node), node)
+        if diff < 0:
+            raise self.fail("a reversed bit range whose bounds differ between lanes", node)
+        self._slice_width = diff + 1
+        return self.bits(lo_v, 32)
 
     def _width_of(self, data: Any, default: int) -> int:
         if self.dom.symbolic:
@@ -189,6 +213,10 @@ class StoreOps:
                 w = vt[1] if vt else None
             elif isinstance(p, Tree) and p.data == "var" and str(p.children[0]) in self.declared:
                 w = self.declared[str(p.children[0])][1]
+            elif self.regfile_access(p) is not None:
+                w = 32                                     # { TTMP[1], TTMP[0] }: whole registers
+            elif isinstance(p, Tree) and p.data == "var" and str(p.children[0]) in STATE_WIDTHS:
+                w = STATE_WIDTHS[str(p.children[0])]
             elif isinstance(p, Tree) and p.data == "slice":
                 hi = self.concrete_int(self.eval(p.children[1]), p)
                 lo = self.concrete_int(self.eval(p.children[2]), p)

@@ -18,7 +18,8 @@ from lark import Token, Tree
 
 from gpuisa.limits import EVAL_SECONDS
 from gpuisa.semantics import lowp, ptx_builtins  # noqa: F401 - register fp8_to_f32 ...; ReadByte ...
-from gpuisa.semantics.builtins import Builtins
+from gpuisa.semantics.builtins import M0_ENCODING_KEY, Builtins
+from gpuisa.semantics.dialect import STATE_ALIASES
 from gpuisa.semantics.domain_np import NumpyDomain
 from gpuisa.semantics.errors import EvalError, SemanticsError
 from gpuisa.semantics.interp import Interp, Resolver
@@ -41,6 +42,7 @@ MACHINE_DEFAULTS: dict[str, int] = {
 # (cdna3/README.md:7692), hence SDWA_SRC0_SEL's default.
 SDWA_SELECTS: dict[str, int] = {"BYTE0": 0, "BYTE1": 1, "BYTE2": 2, "BYTE3": 3, "WORD0": 4, "WORD1": 5, "DWORD": 6,
                                 "SDWA_SRC0_SEL": 0}
+GFX11_ON = frozenset({"rdna3", "rdna3.5", "rdna4", "cdna5"})   # gfx11xx, gfx115x, gfx12xx, gfx125x
 WAVE64_ONLY = frozenset({"vega", "vega7", "cdna1", "cdna2", "cdna3", "cdna4", "cdna5"})
 
 
@@ -51,6 +53,8 @@ def machine_for(arch: str | None) -> dict[str, int]:
         m["WAVE32"], m["WAVE64"] = 0, 1
     m.update(SDWA_SELECTS)
     m.update(lowp.machine_state(arch))
+    m[M0_ENCODING_KEY] = 125 if arch in GFX11_ON else 124
+    m.update({alias: m[name] for alias, name in STATE_ALIASES.items()})
     return m
 
 

@@ -17,6 +17,7 @@ from gpuisa.archs import resolve_arch
 from gpuisa.errors import NotFoundError
 from gpuisa.model import InstructionDoc
 from gpuisa.model_ptx import PtxFormText
+from gpuisa.semantics import prose
 from gpuisa.semantics.dialect import CALL_PREFIX
 from gpuisa.semantics.types import operand_type_of
 from gpuisa.sources.amd_names import canonical_instruction
@@ -44,6 +45,7 @@ class Semantics:
     style: str       # "headed" or "table"
     section: str
     cite: str        # file:line (section)
+    note: str = ""   # set when another text stands in for a prose entry (semantics.prose)
 
 
 def _pick(docs: list[InstructionDoc]) -> InstructionDoc | None:
@@ -65,14 +67,27 @@ def amd_semantics(name: str, arch: str, texts: Texts) -> Semantics:
         close = difflib.get_close_matches(want, list(docs), n=5, cutoff=0.6)
         raise NotFoundError(f"instruction on {key}", name, [c.lower() for c in close])
     doc = _pick(docs[want])
+    sub = prose_substitute(want, key, doc, texts)
+    if sub is not None:
+        return Semantics(want.lower(), key, sub.text, sub.style, doc.section if doc else "", sub.cite, sub.note)
     if doc is None:
         raise NotFoundError(f"pseudocode on {key} (the manual gives none for this instruction)", name)
     return Semantics(doc.name.lower(), key, doc.pseudocode, doc.style, doc.section, doc.provenance.cite())
 
 
+def prose_substitute(name: str, arch: str, doc: InstructionDoc | None, texts: Texts) -> prose.Substitute | None:
+    """What stands in for an entry whose text does not parse as pseudocode (semantics.prose), else None."""
+    if name not in prose.TIMING_ONLY and name not in prose.BORROWED:
+        return None
+    donor = prose.DONORS.get(arch)
+    return prose.substitute(name, arch, doc, texts.instruction_docs(donor) if donor else None)
+
+
 def resolver_for(arch: str, texts: Texts):
-    """Resolver that finds another instruction's text on the same arch (v_max_u32(...) calls)."""
-    docs = texts.instruction_docs(resolve_arch(arch).key)
+    """Resolver that finds another instruction's text on the same arch (v_max_u32(...) calls), or on the
+    manual prose.HELPER_DONORS names for a helper the arch's manual calls but does not define."""
+    key_arch = resolve_arch(arch).key
+    docs = texts.instruction_docs(key_arch)
 
     def resolve(fn_name: str) -> tuple[str, str, tuple[str, int] | None] | None:
         key = fn_name.upper()
@@ -81,6 +96,9 @@ def resolver_for(arch: str, texts: Texts):
         for cand in cands:
             d = docs.get(cand)
             doc = _pick(d) if d else None
+            if doc is None and (key_arch, cand) in prose.HELPER_DONORS:
+                d = texts.instruction_docs(prose.HELPER_DONORS[(key_arch, cand)][0]).get(cand)
+                doc = _pick(d) if d else None
             if doc is not None:
                 return doc.pseudocode, doc.style, operand_type_of(cand)
         return None
