@@ -76,3 +76,38 @@ def test_stochastic_rounding_is_unbiased_on_average() -> None:
     y = lowp.stochastic(x, rng.integers(0, 1 << 32, n, dtype=np.uint64), 23, lowp.FORMATS["fp8_ocp"].dtype, 448.0)
     assert set(np.unique(y)) == {1.0, 1.125}
     assert abs(y.mean() - x[0]) < 0.004
+
+
+# FP6 / BF6 / FP4 from the manual's Table 30 (cdna4/README.md:1985-1987): exponent and mantissa bits, bias,
+# no Inf or NaN codes.
+F6F4 = {"fp6": (2, 3, 1, 1985), "bf6": (3, 2, 3, 1986), "fp4": (2, 1, 1, 1987)}
+ALL_F16 = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32)
+
+
+def _value(code: int, ebits: int, mbits: int, bias: int) -> float:
+    e, f = code >> mbits, code & ((1 << mbits) - 1)
+    if e == 0:
+        return f / (1 << mbits) * 2.0 ** (1 - bias)
+    return (1 + f / (1 << mbits)) * 2.0 ** (e - bias)
+
+
+@pytest.mark.parametrize("name", list(F6F4))
+def test_f6_f4_encode_agrees_with_the_manual_table_on_all_f16_inputs(name: str) -> None:
+    """Round to nearest even on the table's values, saturating to +-max (rule f6-f4-saturate); NaN -> -0
+    (rule f6-f4-nan)."""
+    ebits, mbits, bias, line = F6F4[name]
+    row = manual_line("cdna4", line)
+    assert f"E{ebits}M{mbits}" in row and f"| {bias} " in row and "N/A" in row
+    fmt = lowp.FORMATS[name]
+    n = 1 << (fmt.bits - 1)
+    values = np.array([_value(c, ebits, mbits, bias) for c in range(n)])
+    x = ALL_F16[~np.isnan(ALL_F16)]
+    a = np.minimum(np.abs(x.astype(np.float64)), values[-1])
+    i = np.clip(np.searchsorted(values, a), 1, n - 1)
+    lo, hi = values[i - 1], values[i]
+    pick_hi = (a - lo > hi - a) | ((a - lo == hi - a) & (i % 2 == 0))
+    want = np.where(pick_hi, i, i - 1) | np.where(np.signbit(x), n, 0)
+    got = lowp.encode(x, fmt, saturate=True)
+    assert (got == want.astype(np.uint64)).all()
+    assert (lowp.encode(ALL_F16, fmt) == lowp.encode(ALL_F16, fmt, saturate=True)).all()   # ml_dtypes saturates
+    assert int(lowp.encode(np.array([np.nan]), fmt)[0]) == n                                  # NaN -> -0

@@ -91,6 +91,9 @@ def eval_matrix(name: str, arch: str, pairs: list[str], texts: Any, *, lanes: bo
         return out
     if shape.out != "f32":
         raise GpuisaError(f"--lanes: {shape.out} C/D registers are not modelled; f32 only")
+    if not mx.layout_known(shape, arch):
+        raise GpuisaError(f"--lanes: the register layout of {shape.name} on {arch} is not modelled "
+                          "(sparse index registers, and WMMA outside RDNA3, have no layout source here)")
     views = {}
     for op, arr, fmt, bits in (("A", mats["A"], fa, bits_a), ("B", mats["B"], fb, bits_b),
                                ("C", mats["C"], "f32", 32), ("D", d, "f32", 32)):

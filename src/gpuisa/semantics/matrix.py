@@ -31,15 +31,21 @@ import numpy as np
 from gpuisa.semantics import lowp
 from gpuisa.semantics.errors import EvalError
 
-_NAME = re.compile(r"^v_(?P<fam>mfma|wmma)(?P<scale>_scale)?_(?P<out>f32|f64|i32|f16|bf16)_"
+_NAME = re.compile(r"^v_(?P<fam>mfma|wmma|smfmac|swmmac)(?P<scale>_scale(?P<sblock>16)?)?_"
+                   r"(?P<out>f32|f64|i32|f16|bf16f32|bf16)_"
                    r"(?P<m>\d+)x(?P<n>\d+)x(?P<k>\d+)(?:_(?P<b>\d+)b)?_?(?P<ins>[a-z0-9_]+?)(?:_1k)?$")
 
 # Input type words in names -> (element format key, bits). fp8/bf8 take the arch's flavour.
+# IU8 / IU4 inputs are signed or unsigned by the NEG bits (rdna3/README.md:2389: NEG[1:0] = signed(1)/unsigned(0)); signed here.
 _INPUT = {"f16": ("f16", 16), "bf16": ("bf16", 16), "f32": ("f32", 32), "xf32": ("f32", 32), "f64": ("f64", 64),
-          "i8": ("i8", 8), "iu8": ("i8", 8), "fp8": ("fp8", 8), "bf8": ("bf8", 8)}
+          "i8": ("i8", 8), "iu8": ("i8", 8), "iu4": ("i4", 4), "fp8": ("fp8", 8), "bf8": ("bf8", 8),
+          "f4": ("fp4", 4)}
 # CBSZ / BLGP codes of the F8F6F4 forms (cdna4/README.md:10557): format and bits per element.
 F8F6F4_CODES = {0: ("fp8", 8), 1: ("bf8", 8), 2: ("fp6", 6), 3: ("bf6", 6), 4: ("fp4", 4)}
-SCALE_BLOCK = 32   # one E8M0 scale per 32 K values (cdna4/README.md:1942)
+SCALE_BLOCK = 32   # one E8M0 scale per 32 K values (cdna4/README.md:1942); V_WMMA_SCALE16_*: 16 (cdna5/README.md:18027)
+# 2:4 structured sparsity of SMFMAC/SWMMAC A: two of every four K values are zero, their positions given as
+# index pairs with index0 < index1 (cdna4/README.md:2079, :2116)
+SPARSE_GROUP, SPARSE_KEPT = 4, 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +62,17 @@ class MatrixShape:
     a: str               # element format of A (f16, bf16, fp8, i8, f8f6f4 ...)
     b: str
     scaled: bool
+    sparse: bool = False          # SMFMAC / SWMMAC: A is 2:4 structured-sparse, C is D
+    c: str = ""                   # C's type where it differs from D's (V_WMMA_BF16F32_*: C f32, D bf16)
+    scale_block: int = SCALE_BLOCK
 
     @property
     def wave(self) -> int:
-        return 64 if self.family == "mfma" else 32
+        return 64 if self.family in ("mfma", "smfmac") else 32
+
+    @property
+    def c_type(self) -> str:
+        return self.c or self.out
 
 
 # Every matrix family a manual names; the ones _NAME does not read (sparse SMFMAC/SWMMAC) are reported as such.
@@ -70,23 +83,36 @@ def run_random(name: str, text: str, arch: str, rng: np.random.Generator, batch:
     """Evaluate a matrix instruction on random matrices after checking its name against the manual's formula.
 
     This is how coverage evaluates the manuals' `D = A (32x8) * B (8x32) + C (32x32)` blocks, which
-    are formulas over whole matrices rather than per-lane pseudocode."""
+    are formulas over whole matrices rather than per-lane pseudocode. A type in the formula that
+    disagrees with the name and with the description's own sentence is an erratum (see errata()),
+    not a failure."""
     if not is_matrix_name(name):
-        raise EvalError(f"{name.lower()}: not modelled (sparse SMFMAC/SWMMAC, or no MxNxK shape in the name)")
+        raise EvalError(f"{name.lower()}: not modelled (no MxNxK shape in the name)")
     shape = parse_name(name)
-    problems = check_against_manual(shape, text)
+    problems = [p for p in check_against_manual(shape, text) if p not in errata(shape, text)]
     if problems:
         raise EvalError(f"{shape.name}: " + "; ".join(problems))
+    a, b, c = random_operands(shape, rng, batch)
+    return multiply(shape, a, b, c, arch=arch)
+
+
+def random_operands(shape: MatrixShape, rng: np.random.Generator, batch: int = 1) -> tuple[np.ndarray, ...]:
+    """Random A, B, C (batch x blocks x ...) in the instruction's ranges; a sparse A keeps two of each four K."""
     lead = (batch, shape.blocks)
-    if shape.a in ("i8",) or shape.out == "i32":
-        a = rng.integers(-128, 128, size=(*lead, shape.m, shape.k))
-        b = rng.integers(-128, 128, size=(*lead, shape.k, shape.n))
+    if shape.out == "i32":
+        lim = 8 if shape.a == "iu4" else 128
+        a = rng.integers(-lim, lim, size=(*lead, shape.m, shape.k))
+        b = rng.integers(-lim, lim, size=(*lead, shape.k, shape.n))
         c = rng.integers(-(1 << 20), 1 << 20, size=(*lead, shape.m, shape.n))
     else:
         a = rng.standard_normal((*lead, shape.m, shape.k))
         b = rng.standard_normal((*lead, shape.k, shape.n))
         c = rng.standard_normal((*lead, shape.m, shape.n))
-    return multiply(shape, a, b, c, arch=arch)
+    if shape.sparse:
+        groups = a.reshape(*a.shape[:-1], shape.k // SPARSE_GROUP, SPARSE_GROUP)
+        keep = np.argsort(rng.random(groups.shape), axis=-1) < SPARSE_KEPT
+        a = np.where(keep, groups, 0).reshape(a.shape)
+    return a, b, c
 
 
 def is_matrix_name(name: str) -> bool:
@@ -109,14 +135,25 @@ def parse_name(name: str) -> MatrixShape:
     for t in (a, b):
         if t not in _INPUT and t != "f8f6f4":
             raise EvalError(f"{name}: input type {t} is not modelled")
-    return MatrixShape(name.lower(), m.group("fam"), int(m.group("m")), int(m.group("n")), int(m.group("k")),
-                       int(m.group("b") or 1), m.group("out"), a, b, bool(m.group("scale")))
+    out, c = m.group("out"), ""
+    if out == "bf16f32":      # D bf16, C f32 (cdna5/README.md:17301 'Matrix C is single-precision ... D is BF16')
+        out, c = "bf16", "f32"
+    fam = m.group("fam")
+    return MatrixShape(name.lower(), fam, int(m.group("m")), int(m.group("n")), int(m.group("k")),
+                       int(m.group("b") or 1), out, a, b, bool(m.group("scale")), fam in ("smfmac", "swmmac"), c,
+                       16 if m.group("sblock") else SCALE_BLOCK)
 
 
-_FORMULA = re.compile(r"D = A \((\d+)x(\d+)\) \* B \((\d+)x(\d+)\) \+ C \((\d+)x(\d+)\)")
-# RDNA WMMA pseudocode: eval "D0.f32(16x16) = S0.f16(16x16) * S1.f16(16x16) + S2.f32(16x16)"
-_EVAL_FORMULA = re.compile(r"D0\.(\w+)\((\d+)x(\d+)\) = S0\.(\w+)\((\d+)x(\d+)\) \* S1\.(\w+)\((\d+)x(\d+)\) "
-                           r"\+ S2\.(\w+)\((\d+)x(\d+)\)")
+_FORMULA = re.compile(r"D = A \((?:sparse )?(\d+)x(\d+)\) \* B \((\d+)x(\d+)\) \+ [CD] \((\d+)x(\d+)\)")
+# RDNA WMMA pseudocode: eval "D0.f32(16x16) = S0.f16(16x16) * S1.f16(16x16) + S2.f32(16x16)"; SWMMAC:
+# "... * S1.f16(32x16, index set from S2) + D0.f32(16x16)" with S0 the packed (M x K/2) nonzeros
+_EVAL_FORMULA = re.compile(r"D0\.(\w+)\((\d+)x(\d+)\) = S0\.(\w+)\((\d+)x(\d+)\) \* S1\.(\w+)\((\d+)x(\d+)[^)]*\) "
+                           r"\+ (?:S2|D0)\.(\w+)\((\d+)x(\d+)\)")
+# The description's sentence, where a manual's formula line was lost in conversion (cdna4/README.md:11527):
+# "Multiply the 16x64 sparse matrix in the first input by the 64x16 matrix in the second input and
+# accumulate the result into the 16x16 matrix"
+_PROSE = re.compile(r"Multiply the (\d+)x(\d+) (?:sparse )?matri(?:x|ces) in the first input by the (\d+)x(\d+) "
+                    r"matri(?:x|ces) in the second input and (?:accumulate the result into|add) the (\d+)x(\d+)")
 
 
 def check_against_manual(shape: MatrixShape, text: str) -> list[str]:
@@ -131,14 +168,29 @@ def check_against_manual(shape: MatrixShape, text: str) -> list[str]:
     if e:
         g = e.groups()
         dims = (int(g[4]), int(g[5]), int(g[7]), int(g[8]), int(g[1]), int(g[2]))
-        if dims != want:
+        a_k = shape.k // 2 if shape.sparse else shape.k          # SWMMAC's S0 is the packed nonzeros
+        if dims != (shape.m, a_k, *want[2:]):
             problems.append(f"manual says {e.group(0)}, the name says {shape.m}x{shape.k} * {shape.k}x{shape.n}")
-        types = (g[0], g[3], g[6])
-        if types != (shape.out, shape.a, shape.b):
+        types = (g[0], g[3], g[6], g[9])
+        name_a = {"iu8": "iu8", "iu4": "iu4", "f4": "fp4"}.get(shape.a, shape.a)
+        name_b = {"iu8": "iu8", "iu4": "iu4", "f4": "fp4"}.get(shape.b, shape.b)
+        if types[:3] != (shape.out, name_a, name_b) and shape.a != "f8f6f4":
             problems.append(f"manual types D0.{g[0]} S0.{g[3]} S1.{g[6]}, the name says {shape.out} {shape.a} {shape.b}")
-    if not (f or e):
+        if types[3] != shape.c_type and shape.c_type != "i32":
+            problems.append(f"manual types C as {g[9]}, the name says {shape.c_type}")
+    p = None if (f or e) else _PROSE.search(text)
+    if p and tuple(map(int, p.groups())) != want:
+        problems.append(f"manual says {p.group(0)!r}, the name says {shape.m}x{shape.k} * {shape.k}x{shape.n}")
+    if not (f or e or p):
         problems.append("the manual text has no D = A * B + C formula")
     return problems
+
+
+def errata(shape: MatrixShape, text: str) -> list[str]:
+    """check_against_manual problems that are the formula's slips, not the instruction's: input types that
+    disagree with the name. The name is the opcode table's and LLVM's (evidence), so it wins and the formula
+    is shown beside it (cdna5/README.md:17441: V_WMMA_F32_16X16X64_FP8_BF8 reads `S1.fp8`)."""
+    return [p for p in check_against_manual(shape, text) if p.startswith("manual types")]
 
 
 def element_format(t: str, arch: str, code: int | None = None) -> tuple[str, int]:
@@ -155,10 +207,11 @@ def element_format(t: str, arch: str, code: int | None = None) -> tuple[str, int
 def quantize(x: np.ndarray, fmt: str) -> np.ndarray:
     """Values -> the nearest values of the element format (round to nearest even), as float64/int64."""
     x = np.asarray(x)
-    if fmt in ("i8",):
+    if fmt in ("i8", "i4"):
+        lim = 128 if fmt == "i8" else 8
         xi = np.asarray(x, dtype=np.int64)
-        if ((xi < -128) | (xi > 127)).any() or not np.array_equal(xi, x):
-            raise EvalError("an i8 matrix holds integers in [-128, 127]")
+        if ((xi < -lim) | (xi >= lim)).any() or not np.array_equal(xi, x):
+            raise EvalError(f"an {fmt} matrix holds integers in [{-lim}, {lim - 1}]")
         return xi
     if fmt == "f16":
         return x.astype(np.float16).astype(np.float64)
@@ -189,19 +242,54 @@ def multiply(shape: MatrixShape, a: np.ndarray, b: np.ndarray, c: np.ndarray, *,
     A = quantize(_blocked(a, shape.blocks, shape.m, shape.k, "A"), fa)
     B = quantize(_blocked(b, shape.blocks, shape.k, shape.n, "B"), fb)
     C = _blocked(c, shape.blocks, shape.m, shape.n, "C")
+    if shape.sparse:
+        check_sparse(A)
     if shape.scaled:
-        A = A * np.repeat(_scale(scale_a, (shape.m, shape.k // SCALE_BLOCK), "scale_a"), SCALE_BLOCK, axis=-1)[..., None, :, :]
-        B = B * np.repeat(_scale(scale_b, (shape.k // SCALE_BLOCK, shape.n), "scale_b"), SCALE_BLOCK, axis=-2)[..., None, :, :]
+        blk = shape.scale_block
+        A = A * np.repeat(_scale(scale_a, (shape.m, shape.k // blk), "scale_a"), blk, axis=-1)[..., None, :, :]
+        B = B * np.repeat(_scale(scale_b, (shape.k // blk, shape.n), "scale_b"), blk, axis=-2)[..., None, :, :]
     if shape.out == "i32":
         d = np.matmul(A.astype(np.int64), B.astype(np.int64)) + np.asarray(C, dtype=np.int64)
         d = ((d + (1 << 31)) % (1 << 32)) - (1 << 31)
         return d.astype(np.int32)
     with np.errstate(over="ignore", invalid="ignore"):
-        d = np.matmul(A, B) + quantize(C, "f32" if shape.out == "f32" else shape.out)
+        d = np.matmul(A, B) + quantize(C, "f32" if shape.c_type == "f32" else shape.c_type)
     out = {"f32": np.float32, "f64": np.float64, "f16": np.float16}.get(shape.out)
     if out is None:
         return d.astype(np.float32).astype(lowp.FORMATS["bf16"].dtype)
     return d.astype(out)
+
+
+def check_sparse(a: np.ndarray) -> None:
+    """A sparse A (logical M x K) has at most two nonzeros in each group of four K values."""
+    groups = np.asarray(a).reshape(*np.shape(a)[:-1], -1, SPARSE_GROUP)
+    if ((groups != 0).sum(axis=-1) > SPARSE_KEPT).any():
+        raise EvalError("a sparse A has at most 2 nonzero values in each group of 4 along K "
+                        "(2:4 structured sparsity)")
+
+
+def compress(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Logical 2:4-sparse A (... x M x K) -> (values ... x M x K/2, index pairs ... x M x K/4 x 2), index0 < index1.
+
+    The registers hold the values and the 2-bit index pairs (cdna4/README.md:2079); a group with fewer than
+    two nonzeros keeps zeros at the lowest free positions."""
+    check_sparse(a)
+    groups = np.asarray(a).reshape(*np.shape(a)[:-1], -1, SPARSE_GROUP)
+    order = np.argsort(np.where(groups != 0, 0, 1) * SPARSE_GROUP + np.arange(SPARSE_GROUP), axis=-1, kind="stable")
+    idx = np.sort(order[..., :SPARSE_KEPT], axis=-1)
+    vals = np.take_along_axis(groups, idx, axis=-1)
+    return vals.reshape(*np.shape(a)[:-1], -1), idx
+
+
+def expand(values: np.ndarray, index: np.ndarray, k: int) -> np.ndarray:
+    """(values ... x M x K/2, index pairs ... x M x K/4 x 2) -> logical A (... x M x K)."""
+    idx = np.asarray(index)
+    if (idx[..., 0] >= idx[..., 1]).any() or (idx < 0).any() or (idx >= SPARSE_GROUP).any():
+        raise EvalError("sparse index pairs need index0 < index1, both in 0-3 (cdna4/README.md:2116)")
+    vals = np.asarray(values).reshape(*idx.shape)
+    out = np.zeros((*idx.shape[:-1], SPARSE_GROUP), dtype=vals.dtype)
+    np.put_along_axis(out, idx, vals, axis=-1)
+    return out.reshape(*idx.shape[:-2], k)
 
 
 def _scale(s: np.ndarray | None, want: tuple[int, int], what: str) -> np.ndarray:
@@ -223,6 +311,13 @@ def accumulation_bound(shape: MatrixShape, a: np.ndarray, b: np.ndarray, c: np.n
 
 
 # ------------------------------------------------------------------ register layouts
+
+
+def layout_known(shape: MatrixShape, arch: str) -> bool:
+    """Whether layout() describes this instruction on this arch (module docstring: CDNA MFMA, RDNA3 WMMA)."""
+    if shape.sparse:
+        return False
+    return shape.family == "mfma" or arch in ("rdna3", "rdna3.5")
 
 
 def layout(shape: MatrixShape, operand: str, bits: int, opsel: int = 0) -> np.ndarray:
