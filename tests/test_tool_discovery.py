@@ -44,6 +44,8 @@ FAKE_PTXAS = f"#!{sys.executable}\n" + textwrap.dedent("""\
         import os, signal; os.kill(os.getpid(), signal.SIGSEGV)
     if mode == "garbage":
         print("\\x00\\x01 lorem ipsum"); sys.exit(3)
+    if mode.startswith("crash-on:") and mode[9:] + " " in text:
+        import os, signal; os.kill(os.getpid(), signal.SIGSEGV)
     sys.exit(0)
 """)
 
@@ -167,3 +169,15 @@ def test_misbehaving_ptxas_gives_tool_failed_and_finishes(manual, tmp_path, monk
     assert statuses == {"tool failed"}, {k: (x.status, x.message) for k, x in result.verdicts.items()}
     assert all("ptxas 13.5.37" in x.message for x in result.verdicts.values())
     assert not (tmp_path / "c" / "ptxas" / "13.5.37" / "results").exists()   # failures are not cached
+
+
+def test_a_crash_on_one_line_costs_that_form_only(manual, tmp_path, monkeypatch):
+    # ptxas 13.5.37 segfaults on some single lines (`sust.p.3d.v2.b32.trap [surf0, {..}], %r4;`
+    # with -arch sm_75): the crash is pinned on the line that causes it, the rest of its file is judged
+    isolate(monkeypatch, str(fake_ptxas(tmp_path / "bad", mode="crash-on:sad.s64").parent))
+    result = verify_manual(manual, sections=["9.7.1.8"], cache=tmp_path / "c", sass_targets=(), workers=2)
+    crashed = {k[1]: x for k, x in result.verdicts.items() if x.status != "verified"}
+    assert list(crashed) == ["sad.s64"], {k: (x.status, x.message) for k, x in crashed.items()}
+    assert crashed["sad.s64"].status == "tool failed"
+    assert crashed["sad.s64"].message.endswith("crashed (signal 11) on this line")
+    assert len(result.verdicts) > 1

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpuisa.sources.ptx_syntax import minimal_operands
 
@@ -84,6 +84,8 @@ def parse_operands(text: str) -> list[Op]:
         if part:
             op = _parse_one(part, neg_names)
             op.optional = part in optional_names
+            for e in op.elems if op.kind == "mem" else ():     # [tensorMap{, gAddrToOverride}, coords]
+                e.optional = e.text in optional_names
             out.append(op)
     return out
 
@@ -131,6 +133,9 @@ def _parse_one(part: str, neg_names: set[str]) -> Op:
         return Op("vec", part, [_parse_one(p.strip(), neg_names) for p in _split_top(part[1:-1]) if p.strip()])
     if part.startswith("[") and part.endswith("]"):
         return Op("mem", part, [_parse_one(p.strip(), neg_names) for p in _split_top(part[1:-1]) if p.strip()])
+    if m := re.fullmatch(r"\[([^\[\]]*)\]\.(\w+)", part):        # `[%r1].unified` (9.7.10.8 ld)
+        return Op("mem", part, [_parse_one(p.strip(), neg_names) for p in _split_top(m.group(1)) if p.strip()],
+                  suffix=m.group(2))
     if part.startswith("(") or "(" in part:
         return Op("raw", part)
     if "|" in part:
@@ -150,6 +155,9 @@ def _parse_one(part: str, neg_names: set[str]) -> Op:
 HANDLE_FOR = {"tex": "tex", "tld4": "tex", "txq": "tex", "suld": "surf", "sust": "surf", "sured": "surf", "suq": "surf"}
 HANDLE_NAME = {"tex": "tex0", "surf": "surf0"}
 # coordinate vector length per geometry (PTX ISA 9.4, 9.7.12.3 tex: "3d ... {x, y, z, _}", arrays add an index)
+# 9.7.12.3 tex, .grad: "dPdx and dPdy ... are singletons for 1d and a1d textures; are two-element
+# vectors for 2d and a2d textures; and are four-element vectors for 3d, cube and acube textures"
+GRAD_LENGTHS = {"1d": 1, "a1d": 1, "2d": 2, "a2d": 2, "3d": 4, "cube": 4, "acube": 4}
 GEOMETRY_COORDS = {"1d": 1, "2d": 2, "3d": 4, "a1d": 2, "a2d": 4, "cube": 4, "acube": 4, "2dms": 4, "a2dms": 4}
 
 # Instructions whose operands take the form's types by position, not by the generic rule
@@ -161,6 +169,37 @@ OPERAND_TYPE_POSITIONS = {"slct": (0, 0, 0, 1)}
 # module declares `.func gpuisa_f()` (9.7.14.5 call: "call{.uni} func;" with no parameters) and a
 # branch target is a label right after the branch in the same block (9.7.14.3 bra: "bra{.uni} tgt;").
 FIXED_OPERANDS = {"call": "gpuisa_f", "bra": "@label"}
+
+# Register vectors whose length the manual gives as a function of the form's modifiers.
+# 9.7.18.8 tcgen05.ld / .st, Tables 59 and 61: `r` holds (registers per .shape) x (.num repeat)
+# 32-bit registers (".16x128b ... .x4" -> 8); Table 60: with .spcompress, `mdata` holds
+# ceil(num / 32) and `cdata` num / 2 registers. 9.7.17.5.1 wgmma.mma_async register fragments: the
+# accumulator `d` of shape .m64nNk* is "a vector expression containing N/4 number of .f16x2
+# registers" for an .f16 dtype, "N/2 number of .f32 registers" (and .s32) otherwise.
+TMEM_SHAPE_REGS = {".16x32bx2": 1, ".16x64b": 1, ".32x32b": 1, ".16x128b": 2, ".16x256b": 4}
+
+
+def fragment_length(name: str, operand: str, modifiers: tuple[str, ...], types: tuple[str, ...] = ()) -> int | None:
+    """Registers in a vector operand whose size the tables above fix, None for any other operand."""
+    if name.startswith("wgmma.mma_async") and operand == "d" and types:
+        shape = next((re.fullmatch(r"\.m64n(\d+)k\d+", m) for m in modifiers if re.fullmatch(r"\.m64n\d+k\d+", m)), None)
+        if shape is None:
+            return None
+        n = int(shape.group(1))
+        return n // 4 if types[0] == ".f16" else n // 2
+    if name not in ("tcgen05.ld", "tcgen05.st"):
+        return None
+    num = next((int(m[2:]) for m in modifiers if re.fullmatch(r"\.x\d+", m)), 0)
+    shape = next((TMEM_SHAPE_REGS[m] for m in modifiers if m in TMEM_SHAPE_REGS), 0)
+    if not num:
+        return None
+    if operand == "mdata":
+        return -(-num // 32)
+    if operand == "cdata":
+        return num // 2
+    if operand == "r" and shape:
+        return shape * num
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,8 +234,41 @@ def first_choices(ops: list[Op], types: tuple[str, ...], modifiers: tuple[str, .
         return [_initial(op, type_class(types[i])) for op, i in zip(ops, positions, strict=True)]
     handle = HANDLE_FOR.get(name)
     if handle:
-        return [Choice("mem", mem=handle, length=len(op.elems)) if op.kind == "mem" else ch
-                for op, ch in zip(ops, first_choices(ops, types, modifiers), strict=True)]
+        out = [Choice("mem", mem=handle, length=len(op.elems)) if op.kind == "mem" else ch
+               for op, ch in zip(ops, first_choices(ops, types, modifiers), strict=True)]
+        if name in ("tex", "tld4") and types and out and out[0].kind in ("reg", "vec") and out[0].cls != "pred":
+            # 9.7.12.3 tex: "tex.geom.v4.dtype.ctype d, [a, c]": d holds .dtype (.f16 in b16 registers)
+            out[0] = replace(out[0], cls=type_class(types[0]))
+        grad = GRAD_LENGTHS.get(next((m[1:] for m in modifiers if m[1:] in GRAD_LENGTHS), ""), 0)
+        for i, op in enumerate(ops):
+            if grad and op.kind == "name" and op.text in ("dPdx", "dPdy"):
+                out[i] = Choice("vec", cls="b32", length=grad)
+        return out
+    out = _vector_data(ops, _by_types(ops, types, modifiers), modifiers)
+    for i, op in enumerate(ops):
+        n = fragment_length(name, op.text, modifiers, types) if op.kind == "name" else None
+        if n:
+            out[i] = Choice("vec", cls="b32", length=n)
+    return out
+
+
+def _vector_data(ops: list[Op], out: list[Choice], modifiers: tuple[str, ...]) -> list[Choice]:
+    """A `.v2`/`.v4`/`.v8` form moves that many values: its data operand (the first, or the first
+    after the address for a store) is a vector of that length, not the scalar the syntax names
+    (9.7.13.2 sust: "[a, b], c" where .v4 writes c as {r1, r2, r3, r4}); ptxas 13.5 crashes on
+    some scalar ones instead of complaining (`sust.p.3d.v2.b32.trap [surf0, {...}], %r4`)."""
+    n = next((int(m[2:]) for m in modifiers if re.fullmatch(r"\.v[248]", m)), 0)
+    if not n or not ops:
+        return out
+    at = 0 if ops[0].kind != "mem" else 1
+    if at < len(out) and ops[at].kind == "name" and out[at].kind == "reg" and out[at].cls != "pred":
+        out = list(out)
+        out[at] = Choice("vec", cls=out[at].cls, length=n)
+    return out
+
+
+def _by_types(ops: list[Op], types: tuple[str, ...], modifiers: tuple[str, ...]) -> list[Choice]:
+    """The generic rule: operand classes from the form's types, by position or the last type."""
     names = [o for o in ops if o.kind in ("name", "vec", "pair") and not o.optional]
     classes = [type_class(t) for t in types] or ["b32"]
     per_position = len(classes) >= 2 and len(names) == len(classes)
@@ -252,8 +324,10 @@ def _initial(op: Op, cls: str) -> Choice:
     return Choice("reg", cls=cls)
 
 
-# operand names the manual uses consistently for one register width
-_NAME_HINTS = (("sel$", "imm"), ("meta", "b32"), ("^idesc", "b32"), ("desc", "b64"), ("cache_policy|^policy", "b64"),
+# operand names the manual uses consistently for one register width (9.7.15.16 mbarrier:
+# "Operand reportValue must be of type .b8")
+_NAME_HINTS = (("^reportvalue$", "b8"),
+               ("sel$", "imm"), ("meta", "b32"), ("^idesc", "b32"), ("desc", "b64"), ("cache_policy|^policy", "b64"),
                ("^ctamask", "b16"), ("tensormap", "b64"), ("^state$", "b64"), ("^(size|membermask|txcount)$", "b32"))
 
 
@@ -364,7 +438,7 @@ def render(mnemonic: str, ops: list[Op], choices: list[Choice], guard: str = "")
                     elems.append(r)
             parts.append("{" + ", ".join(elems) + "}")
         elif ch.kind == "mem":
-            parts.append(_render_mem(op, ch, reg, regs, _dims(mnemonic), _coords(mnemonic)))
+            parts.append(_render_mem(op, ch, reg, regs, _dims(mnemonic), _coords(mnemonic), (mnemonic,)))
         used.append(regs)
     text = f"{guard}{mnemonic}" + (" " + ", ".join(parts) if parts else "") + ";"
     return Rendered(text, counts, used)
@@ -387,8 +461,8 @@ def _dims(mnemonic: str) -> int:
 
 
 def _render_mem(op: Op, ch: Choice, reg: Callable[[str], str], regs: list[tuple[str, str]], dims: int = 1,
-                coords: int = 0) -> str:
-    elems = op.elems or [Op("name", "a")]
+                coords: int = 0, modifiers: tuple[str, ...] = ()) -> str:
+    elems = [e for e in op.elems if not e.optional or wanted(e, modifiers)] or [Op("name", "a")]
     first = elems[0]
     out: list[str] = []
     if ch.mem in HANDLE_NAME:                # [tex0] or [tex0, {x, y}]: a named handle and the coordinates
@@ -430,7 +504,7 @@ def _render_mem(op: Op, ch: Choice, reg: Callable[[str], str], regs: list[tuple[
             r = reg("b64" if "off" in e.text.lower() or "map" in e.text.lower() else "b32")
             regs.append((r, "b64" if r.startswith("%rd") else "b32"))
             out.append(r)
-    return "[" + ", ".join(out) + "]"
+    return "[" + ", ".join(out) + "]" + (f".{op.suffix}" if op.suffix else "")
 
 
 def declarations(regs: dict[str, int]) -> str:

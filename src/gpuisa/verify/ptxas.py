@@ -51,7 +51,7 @@ SPECIAL = ("sm_90a", "sm_100a", "sm_100f", "sm_103a", "sm_103f", "sm_107a", "sm_
 SASS_TARGETS = ("sm_80", "sm_90", "sm_100", "sm_120")
 MAX_VERSION = VERSIONS[-1]      # the newest PTX ISA this table knows; a tool's own maximum bounds each run
 SOLVE_TARGET = "sm_100a"
-ALT_SOLVE_TARGETS = ("sm_90a", "sm_120a", "sm_107a", "sm_103a", "sm_110a", "sm_121a")
+ALT_SOLVE_TARGETS = ("sm_100a", "sm_90a", "sm_120a", "sm_107a", "sm_103a", "sm_110a", "sm_121a")
 LINES_PER_FILE = 2500
 MAX_CANDIDATES = 200          # rows tried per operand shape and search round
 KERNELS_PER_FILE = 120
@@ -72,6 +72,16 @@ _UNSUPPORTED = re.compile(r"not supported on \.target|cannot be compiled for arc
 _VECTOR_ARG = re.compile(r"Vector expected for argument (\d+)")
 _SASS_OP = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_.]*)")
 _IGNORED_SASS = {"NOP", "EXIT", "BRA", "RET.ABS.NODEC", "RET.REL.NODEC"}
+
+
+def crash_message(failed: str) -> str:
+    """A crash pinned on one test line: ptxas dies on this form with these operands (a tool bug;
+    other operands may pass), not on every file."""
+    return f"tool failed: {failed} on this line"
+
+
+def _chunks(items: list[int], size: int) -> list[list[int]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
 
 
 def _vkey(v: str) -> tuple[int, int]:
@@ -220,6 +230,7 @@ class _Engine:
         self.workers = max(1, workers)
         self.progress = progress
         self._target_versions: dict[str, str] = {}
+        self._broken: dict[tuple[str, str, bool, bool], bool] = {}
         self.versions = tool_versions(runner.tools)
         self.max_version = self.versions[-1]
         self.generic, self.special = tool_targets(runner.tools)
@@ -249,9 +260,8 @@ class _Engine:
         """
         per_line: list[list[str] | None] = [None] * len(lines)
         header: list[str] = []
-        todo = list(range(len(lines)))
-        while todo:
-            chunks = [todo[i:i + LINES_PER_FILE] for i in range(0, len(todo), LINES_PER_FILE)]
+        chunks = _chunks(list(range(len(lines))), LINES_PER_FILE)
+        while chunks:
             jobs = [(_test_file([lines[k] for k in chunk], version, target, True)[0], _arch(target, parse_only),
                      False) for chunk in chunks]
             runs = self._map(jobs, stage)
@@ -259,8 +269,11 @@ class _Engine:
             again: list[int] = []
             split: list[list[int]] = []
             for chunk, run in zip(chunks, runs, strict=True):
-                if run.failed and "crashed" in run.failed and len(chunk) > 1:
-                    split += [chunk[:len(chunk) // 2], chunk[len(chunk) // 2:]]   # find the line it dies on
+                if run.failed and "crashed" in run.failed and not self.broken(version, target, parse_only, True):
+                    if len(chunk) > 1:          # ptxas dies on some line: halve until it is one line
+                        split += [chunk[:len(chunk) // 2], chunk[len(chunk) // 2:]]
+                    else:
+                        per_line[chunk[0]] = [crash_message(run.failed)]
                     continue
                 if run.failed:
                     for k in chunk:
@@ -283,20 +296,7 @@ class _Engine:
                 header.extend(run.header_errors)
                 if run.rc != 0 and not any(run.messages.values()) and not run.header_errors:
                     header.append("ptxas failed without a message")
-            for i in range(0, len(split), 2):   # halves of a crashed file: look for the line it dies on
-                halves = split[i:i + 2]
-                probes = self._map([(_test_file([lines[k] for k in h], version, target, True)[0],
-                                     _arch(target, parse_only), False) for h in halves], stage)
-                if all(p.failed for p in probes):   # it dies on both halves: a broken tool, not one line
-                    for h, p in zip(halves, probes, strict=True):
-                        for k in h:
-                            per_line[k] = [f"tool failed: {p.failed}"]
-                    continue
-                for part in halves:
-                    sub, _ = self.check([lines[k] for k in part], version, target, stage, parse_only)
-                    for k, m in zip(part, sub, strict=True):
-                        per_line[k] = m
-            todo = again
+            chunks = split + _chunks(again, LINES_PER_FILE)     # halves of a crashed file stay apart
         return [m or [] for m in per_line], header
 
     def prove(self, lines: list[str], version: str, target: str, stage: str) -> list[list[str]]:
@@ -305,7 +305,6 @@ class _Engine:
         bad line unreported in a large file, so a missing message alone proves nothing."""
         result: list[list[str] | None] = [None] * len(lines)
         todo = [list(range(len(lines)))] if lines else []
-        halves_of_crash: dict[int, int] = {}      # first line of a half -> first line of its sibling
         while todo:
             groups = [g[i:i + 400] for g in todo for i in range(0, len(g), 400)]
             jobs = [(_test_file([lines[k] for k in g], version, target)[0], _arch(target, False), False)
@@ -313,15 +312,12 @@ class _Engine:
             runs = self._map(jobs, stage)
             _, offset = _test_file([], version, target)
             todo = []
-            crashed = {g[0] for g, run in zip(groups, runs, strict=True) if run.failed}
-            siblings = dict(halves_of_crash)
-            halves_of_crash = {}
             for g, run in zip(groups, runs, strict=True):
-                both = g[0] in siblings and siblings[g[0]] in crashed     # a broken tool, not one bad line
-                if run.failed and "crashed" in run.failed and len(g) > 1 and not both:
-                    a, b = g[:len(g) // 2], g[len(g) // 2:]
-                    halves_of_crash[a[0]], halves_of_crash[b[0]] = b[0], a[0]
-                    todo += [a, b]                          # find the line it dies on
+                if run.failed and "crashed" in run.failed and not self.broken(version, target, False, False):
+                    if len(g) > 1:              # ptxas dies on some line: halve until it is one line
+                        todo += [g[:len(g) // 2], g[len(g) // 2:]]
+                    else:
+                        result[g[0]] = [crash_message(run.failed)]
                     continue
                 if run.failed:
                     for k in g:
@@ -348,6 +344,15 @@ class _Engine:
                     todo.append(rest)
         return [r if r is not None else ["not proven"] for r in result]
 
+    def broken(self, version: str, target: str, parse_only: bool, handles: bool) -> bool:
+        """Whether ptxas fails on a file with no test lines: then it fails on everything, and a
+        crash says nothing about any one line (otherwise a crash is pinned on the line causing it)."""
+        key = (version, target, parse_only, handles)
+        if key not in self._broken:
+            text, _ = _test_file([], version, target, handles)
+            self._broken[key] = bool(self.runner.compile(text, _arch(target, parse_only)).failed)
+        return self._broken[key]
+
     def target_version(self, target: str, documented: dict[str, str]) -> str:
         """Lowest .version whose header ptxas accepts with `.target target`."""
         if target in self._target_versions:
@@ -370,9 +375,10 @@ class _Engine:
 # ---------------------------------------------------------------- stage 1: operands
 
 def _wrong_target(msgs: list[str]) -> bool:
-    """ptxas skips or garbles operand checks on a target without the instruction: search elsewhere."""
-    return any(_UNSUPPORTED.search(m) or "for arch" in m for m in msgs) and any(
-        not _REQUIREMENT.search(m) and "for arch" not in m for m in msgs)
+    """ptxas skips or garbles operand checks on a target without the instruction, or calls one of
+    its modifiers illegal "for arch 'sm_90a'": search elsewhere."""
+    return any("for arch" in m for m in msgs) or (any(_UNSUPPORTED.search(m) for m in msgs) and any(
+        not _REQUIREMENT.search(m) and "for arch" not in m for m in msgs))
 
 
 def _classify(msgs: list[str]) -> str:
@@ -514,8 +520,10 @@ def _documented_target(c: _Case, engine: _Engine) -> tuple[str, str]:
     return engine.max_version, SOLVE_TARGET if SOLVE_TARGET in engine.special else engine.generic[-1]
 
 
-def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str, str]] | None = None) -> None:
-    """Find, for each case, operand registers that draw no operand complaint from ptxas.
+def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str, str]] | None = None,
+           parse_only: bool = True) -> None:
+    """Find, for each case, operand registers that draw no operand complaint from ptxas
+    (`parse_only=False`: with code generation, where ptxas may crash on operands it parsed).
 
     A greedy search per operand shape (the syntax line's, and those of the closest examples):
     each round tries candidates built on that shape's best row so far (fewest, most precise
@@ -570,7 +578,7 @@ def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str,
         improved: set[tuple[tuple[str, str], int]] = set()
         for (version, target), batch in sorted(batches.items()):
             msgs, _ = engine.check([po.block(r) for _, _, _, r in batch], version, target,
-                                   f"operands {round_no + 1}")
+                                   f"operands {round_no + 1}", parse_only)
             for (c, vi, row, r), m in zip(batch, msgs, strict=True):
                 if c.key in solved:
                     continue
@@ -720,6 +728,7 @@ def _confirm(cases: list[_Case], engine: _Engine, documented: dict[str, str]) ->
         if not groups:
             return
         resolve: list[_Case] = []
+        crash_keys: set[tuple[str, str]] = set()
         relad: list[_Case] = []
         for (v, target, _), group in sorted(groups.items()):
             msgs = engine.prove([c.line for c in group], v, target, f"confirm {target}")
@@ -749,6 +758,8 @@ def _confirm(cases: list[_Case], engine: _Engine, documented: dict[str, str]) ->
                     c.state = "solving"
                     c.variants = [(c.ops, c.choices)] + [v for v in c.variants if v[0] is not c.ops]
                     resolve.append(c)
+                    if any("crashed" in y for y in m):
+                        crash_keys.add(c.key)
                 else:
                     c.state = "rejected"
                     c.message = f"accepted at .version {engine.max_version} but not at its minimum: " + "; ".join(
@@ -760,7 +771,9 @@ def _confirm(cases: list[_Case], engine: _Engine, documented: dict[str, str]) ->
                     c.sm = minimal_targets(c.accepted)
         if resolve:
             settings = {c.key: (c.version or engine.max_version, c.sm[0]) for c in resolve}
-            _solve(resolve, engine, at=lambda c, s=settings: s[c.key])
+            crashed = [c for c in resolve if c.key in crash_keys]   # seen only with code generation
+            _solve([c for c in resolve if c.key not in crash_keys], engine, at=lambda c, s=settings: s[c.key])
+            _solve(crashed, engine, at=lambda c, s=settings: s[c.key], parse_only=False)
 
 
 # ---------------------------------------------------------------- stage 5: undocumented siblings
@@ -1053,7 +1066,7 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
     _beyond(cases, engine)
     _solve(cases, engine)
     for target in (t for t in ALT_SOLVE_TARGETS if t in engine.special):
-        retry = [c for c in cases if c.state == "rejected" and (
+        retry = [c for c in cases if c.state == "rejected" and _documented_target(c, engine)[1] != target and (
             _classify(c.message.split("; ")) == "definitive" or _wrong_target(c.message.split("; ")))]
         for c in retry:
             c.state = "solving"
@@ -1084,7 +1097,8 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
     result.cuobjdump_calls = runner.cuobjdump_calls
     result.cache_hits = runner.cache_hits
     result.seconds = time.perf_counter() - start
-    if use_cache and not any(v.status == "tool failed" for v in result.verdicts.values()):
+    if use_cache and not any(v.status == "tool failed" and not v.message.endswith(" on this line")
+                             for v in result.verdicts.values()):   # a crash on one line happens again
         stored.parent.mkdir(parents=True, exist_ok=True)
         tmp = stored.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(_dump_result(result)))
@@ -1094,7 +1108,7 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
 
 # ---------------------------------------------------------------- whole-result cache
 
-VERIFIER_VERSION = "2"         # bump when the stages change what they conclude
+VERIFIER_VERSION = "4"         # bump when the stages change what they conclude
 
 
 def _result_key(tools: Tools, instrs: list[PtxInstruction], sass: tuple[str, ...], undocumented: bool) -> str:
