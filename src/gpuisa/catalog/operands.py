@@ -250,7 +250,7 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
     used: set[str] = set()
     dual = "Y" if row.section.endswith("Y") or encoding_name.endswith("Y") else "X"
     for op in row.operands:
-        page, page_fix = operand_page(docs, op.label)
+        page, page_fix = operand_page(docs, op.label, row)
         accepts = list(page.accepts) if page else []
         literal = op.name in LITERAL_NAMES or (page is not None and page.name in LITERAL_NAMES)
         implicit = bool(accepts) and set(accepts) <= IMPLICIT_KINDS

@@ -29,7 +29,7 @@ from gpuisa.codec.operands import OperandError
 from gpuisa.codec.syntax import generation
 from gpuisa.codec.tables import E32_ENCODINGS, Operand, Row, e64_from_e32, fallback_rows, syntax_rows
 from gpuisa.model_llvm import McExample
-from gpuisa.model_syntax import SyntaxDocs
+from gpuisa.model_syntax import KIND_NAMES, SyntaxDocs
 from gpuisa.sources.llvm_syntax_docs import UNNAMED_TARGETS, families_for_target
 
 _USAGE = "llvm-project-23.1.1/llvm/docs/AMDGPUUsage.rst"
@@ -84,6 +84,7 @@ IMMEDIATE_RANGES: dict[str, tuple[int, int]] = {
     "uimm8": (0, 0xFF), "uimm20": (0, 0xFFFFF), "uimm32": (0, 0xFFFFFFFF), "simm8": (-0x80, 0xFF),
     "simm16": (-0x8000, 0xFFFF), "simm21": (-0x100000, 0x0FFFFF),
 }
+_VALUE_KINDS = frozenset({"integer_number", "absolute_expression", "symbol"})
 _ANY_INTEGER = frozenset({"integer_number", "absolute_expression", "literal"})
 _EXPRESSION = frozenset({"absolute_expression", "symbol", "literal"})
 
@@ -96,12 +97,15 @@ MODIFIER_NAMES: dict[str, tuple[str, ...]] = {
     **{c: ("dpp_ctrl", "dpp16_ctrl", "dpp32_ctrl", "dpp64_ctrl") for c in _DPP_CONTROLS},
     "dpp8": ("dpp8_sel",), "mul": ("omod",), "div": ("omod",),
     "op_sel": ("op_sel", "m_op_sel", "dpp_op_sel"), "op_sel_hi": ("op_sel_hi", "m_op_sel_hi"),
-    "format": ("format", "ufmt"), "dfmt": ("format",), "nfmt": ("format",), "ufmt": ("ufmt", "format"),
+    # typed-buffer formats: GFX9-era pages call the modifier fmt, later ones format / ufmt
+    "format": ("format", "ufmt", "fmt"), "dfmt": ("format", "fmt"), "nfmt": ("format", "fmt"),
+    "ufmt": ("ufmt", "format"),
 }
 _OFFSET_NAME = re.compile(r"^offset(\d+[su]?)?$")
 _OFFSET_BITS = re.compile(r"^offset(\d{2})([su]?)$")
 _FUNCTION = re.compile(r"\b([a-z_][a-z0-9_]*)\(", re.I)
 _NUMBERED = re.compile(r"^(?:mrt\d+|mrtz|null|pos\d+|param\d+|prim|dual_src_blend[01]|attr\d+\.[xyzw]|p10|p20|p0)$")
+_MODIFIER_TOKEN = re.compile(r"^(?:format|dfmt|nfmt|ufmt):", re.I)
 _VGPR16 = re.compile(r"^v(\d+)\.([lh])$")
 _EXPR = re.compile(r"^[\w.$@+\-*/%()<>&|^~!\s]+$")
 
@@ -290,9 +294,12 @@ class RowMatcher:
         for t in toks[:-1]:
             split += [w.text for w in _split_words(t)] if " " in t.strip() and "(" not in t else [t]
         toks = split + toks[-1:]
+        while toks and _MODIFIER_TOKEN.match(toks[-1]):   # `s3, format:[BUF_FMT_8_UNORM]`: LLVM prints a comma
+            words.insert(0, toks.pop())
         if not row_ops and toks:   # `ds_gws_sema_p offset:4 gds`: a row of modifiers only
             toks, words = [], [w.text for t in toks for w in _split_words(t)] + words
-        if not row_mods and words and row_ops:   # s_waitcnt vmcnt(0) expcnt(0): one value, not modifiers
+        if not row_mods and words and row_ops and (not row_ops[-1].accepts or _VALUE_KINDS & set(row_ops[-1].accepts)):
+            # s_waitcnt vmcnt(0) expcnt(0): one value operand written in words, not modifiers
             toks = [*toks[:-1], " ".join([*toks[-1:], *words])] if toks else [" ".join(words)]
             words = []
         self._match_operands(row, row_ops, toks, 0, 0)
@@ -330,6 +337,8 @@ class RowMatcher:
 
     def _kinds(self, op: Operand) -> set[str]:
         kinds = set(op.accepts)
+        if not kinds and op.name in KIND_NAMES:   # a page titled `literal` / `simm16` that links no kind
+            kinds = {op.name}
         for group, members in KIND_GROUPS.items():
             if group in kinds:
                 kinds |= members
@@ -341,9 +350,11 @@ class RowMatcher:
         """None when `text` is a value `op`'s page accepts, else why not."""
         kinds = self._kinds(op)
         low = text.strip().lower()
-        if not kinds:   # pages naming no kind (exp's tgt, v_interp's attr / param, 8+ dword bvh addresses)
-            return None if _NUMBERED.match(low) or _register(low) or low.startswith("[") else "not a value its page describes"
         core, neg, abs_ = _strip_neg_abs(low)
+        if not kinds:   # pages naming no kind (exp's tgt, v_interp's attr / param, 8+ dword bvh addresses)
+            if _NUMBERED.match(core) or _register(core) or core.startswith("["):
+                return None
+            return "not a value its page describes"
         sext = False
         if core.startswith("sext(") and core.endswith(")"):
             core, sext = core[5:-1].strip(), True
@@ -447,6 +458,8 @@ class RowMatcher:
                 self._offset_range(row, names, value, word, depth)
             return
         wants = MODIFIER_NAMES.get(name, (name,))
+        if self.true16 and name == "op_sel" and row.section.startswith(("VOP3", "VINTERP")):
+            return   # how VOP3 reaches a high half (TRUE16_RULE; AMDGPUOperandSyntax.rst:123)
         if name.startswith("no") and name[2:] in allowed:   # noglc, nogds: the bit written as off
             return
         if not any(w in allowed for w in wants):

@@ -167,6 +167,7 @@ def _dwords_of(page_size_bits: int | None, size_text: str, tags: tuple[str, ...]
 
 def syntax_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]:
     """Every syntax row of the families (most specific family wins), keyed by mnemonic."""
+    from gpuisa.sources.llvm_syntax_docs import operand_page
     out: dict[str, Row] = {}
     for fam_key in families:
         fam = docs.families.get(fam_key)
@@ -182,7 +183,7 @@ def syntax_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]
                 continue
             ops = []
             for o in ins.operands:
-                page = docs.pages.get(o.label)
+                page, _fix = operand_page(docs, o.label, ins)   # PAGE_ERRATA: the page the row meant
                 accepts = page.accepts if page else ()
                 size_text = page.size_text if page else ""
                 dwords = _dwords_of(page.size_bits if page else None, size_text, (o.type_override,) if o.type_override else (),
@@ -191,7 +192,8 @@ def syntax_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]
                 if o.role == "dst" and accepts and set(accepts) <= {"vcc", "exec"}:
                     # GFX12's page spells VOPC's implicit destination as `vdst` accepting vcc / exec
                     name, optional = ("vcc", False) if "vcc" in accepts else ("exec", True)
-                ops.append(Operand(name, o.role, tuple(accepts), dwords, size_text, "m" in o.tags, optional, o.label))
+                ops.append(Operand(name, o.role, tuple(accepts), dwords, size_text, "m" in o.tags, optional,
+                                   page.label if page else o.label))
             if ins.section.startswith(("VOP3", "VOPC", "VOP1", "VOP2")) and fam_key == "GFX12":
                 ops = _implied_modifiers(ops, ins.section)
             out[key] = Row(ins.mnemonic, ins.section, tuple(ops), ins.provenance.cite())

@@ -77,9 +77,11 @@ UNNAMED_TARGETS: dict[str, UnnamedTarget] = {
 class PageErratum:
     """An operand page that cannot describe the rows linking to it, and the page to read instead."""
 
-    use: str          # label of the page that describes these operands
+    use: str          # label of the page that describes these operands when the row offers no twin
     reason: str
     source: Provenance
+    older: str = ""   # the previous generation's page: its row of the same mnemonic links the right page
+    twin: str = ""    # else an operand of the same row whose page has the right size and kinds (src1 for src0)
 
 
 _GFX12_OPERANDS = "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx12_operands.rst"
@@ -88,15 +90,34 @@ PAGE_ERRATA: dict[str, PageErratum] = {
     "amdgpu_synid_gfx12_src0_1d4114": PageErratum(
         "amdgpu_synid_gfx12_src0_7987e4",
         "every GFX12 VOP3 row (152, e.g. v_sad_u32) links src0 to a page describing an interpolation "
-        "attribute ('attr0.x through attr63.w'); the same rows' src1/src2 and VOP1/VOP2 src0 link to the "
-        "general 1-dword source page, which is read instead",
-        Provenance(SOURCE, _GFX12_OPERANDS, 791, "amdgpu_synid_gfx12_src0_1d4114")),
+        "attribute ('attr0.x through attr63.w'); src0's page is read from the GFX11 row of the same "
+        "instruction (2 dwords for v_fma_f64 and v_lshl_add_u64), else from the row's own src1, else the "
+        "general 1-dword source page",
+        Provenance(SOURCE, _GFX12_OPERANDS, 791, "amdgpu_synid_gfx12_src0_1d4114"), older="GFX11", twin="src1"),
+    "amdgpu_synid_gfx950_src0_1d4114": PageErratum(
+        "amdgpu_synid_gfx950_src0_14b47a",
+        "the same slip on the GFX950 page: its 166 VOP3 rows (e.g. v_cvt_pk_bf8_f32) link src0 to the "
+        "interpolation-attribute page; src0's page is read from the GFX940 row of the same instruction, "
+        "else from the row's own src1 (1, 2 or 16 dwords)",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx950_operands.rst", 860,
+                   "amdgpu_synid_gfx950_src0_1d4114"), older="GFX940", twin="src1"),
 }
 
 
-def operand_page(docs: SyntaxDocs, label: str) -> tuple[OperandPage | None, PageErratum | None]:
-    """The page describing operands that link to `label`, after PAGE_ERRATA (and the erratum applied)."""
+def operand_page(docs: SyntaxDocs, label: str, row: SyntaxInstruction | None = None,
+                 ) -> tuple[OperandPage | None, PageErratum | None]:
+    """The page describing operands that link to `label`, after PAGE_ERRATA (and the erratum applied):
+    the page of the erratum's twin operand in `row` when it has one, else the erratum's page."""
     fix = PAGE_ERRATA.get(label)
+    if fix and row is not None:
+        name = next((o.name for o in row.operands if o.label == label), "")
+        older = docs.families.get(fix.older)
+        same = next((i for i in older.instructions if i.mnemonic == row.mnemonic), None) if older else None
+        twins = [o for o in same.operands if o.name == name] if same else []
+        twins += [o for o in row.operands if o.name == fix.twin] if fix.twin else []
+        for twin in twins:
+            if twin.label in docs.pages and twin.label not in PAGE_ERRATA:
+                return docs.pages[twin.label], fix
     if fix and fix.use in docs.pages:
         return docs.pages[fix.use], fix
     return docs.pages.get(label), None
