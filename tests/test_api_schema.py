@@ -23,7 +23,12 @@ schema = schemathesis.pytest.from_fixture("api_schema")
 @schema.parametrize()
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 def test_api_matches_its_schema(case):
-    case.call_and_validate()
+    response = case.call()
+    preparing = (case.path == "/api/decode" and response.status_code == 503
+                 and "preparing the decoder" in response.text and response.headers.get("retry-after"))
+    # a target's first decode answers 503 + Retry-After while its tables are built (declared in the schema):
+    # the one 5xx that is an answer, not a failure; every other check still runs on it
+    case.validate_response(response, excluded_checks=[schemathesis.checks.not_a_server_error] if preparing else None)
 
 
 def test_whitespace_only_search_finds_nothing(catalog_path):

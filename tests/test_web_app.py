@@ -385,6 +385,9 @@ def test_every_link_on_a_page_resolves(client):
         hrefs = {a["href"].split("#")[0] for t, a in elements(html) if t == "a" and a.get("href", "").startswith("/")}
         for href in sorted(h for h in hrefs if h):
             r = client.get(href)
+            if href.startswith("/decode?") and r.status_code == 503:   # a target's first use: tables being built
+                assert "Preparing the decoder" in r.text and r.headers["retry-after"]
+                continue
             assert r.status_code == 200, (url, href, r.status_code)
 
 

@@ -23,6 +23,9 @@ SEARCH_SECONDS = 1.0
 WEB_WORKERS = 4
 WEB_QUEUE = 16
 WEB_REQUEST_SECONDS = 5.0
+# Web decode box: hex characters one request may carry (1 KiB of code), and how many instructions get a diagram.
+WEB_DECODE_MAX_HEX = 4096
+WEB_DECODE_DIAGRAMS = 32
 
 # Vendor source files read by the build (bytes): the largest manual (rdna4) is 1.5 MB, a PTX section 125 kB.
 MAX_MANUAL_BYTES = 16 << 20

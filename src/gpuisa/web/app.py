@@ -47,8 +47,18 @@ from gpuisa import __version__
 from gpuisa.archs import ARCHS, BY_KEY, TARGET_TO_ARCH, resolve_arch
 from gpuisa.catalog.documents import AmdDocument, ArchDiff, InstructionDiff, OperandPageDocument, PtxDocument, SearchHit
 from gpuisa.catalog.query import Catalog
+from gpuisa.codec.api import decode, parse_hex
 from gpuisa.errors import BudgetError, CatalogError, GpuisaError, NotFoundError
-from gpuisa.limits import MAX_NAME_CHARS, MAX_QUERY_CHARS, WEB_QUEUE, WEB_REQUEST_SECONDS, WEB_WORKERS
+from gpuisa.limits import (
+    MAX_NAME_CHARS,
+    MAX_QUERY_CHARS,
+    WEB_DECODE_DIAGRAMS,
+    WEB_DECODE_MAX_HEX,
+    WEB_QUEUE,
+    WEB_REQUEST_SECONDS,
+    WEB_WORKERS,
+)
+from gpuisa.web.decode_box import DecoderTables
 from gpuisa.web.site import SAFE_SEGMENT, STATIC, Links, Site
 
 Scope = dict[str, Any]
@@ -81,6 +91,14 @@ OptName = Annotated[str | None, Query(max_length=MAX_NAME_CHARS, pattern=NAME_PA
 SearchText = Annotated[str, Query(min_length=1, max_length=MAX_QUERY, description="Name or words")]
 PageQuery = Annotated[str, Query(max_length=MAX_QUERY)]
 Limit = Annotated[int, Query(ge=1, le=500)]
+HexPage = Annotated[str, Query(max_length=WEB_DECODE_MAX_HEX)]
+TargetPage = Annotated[str, Query(max_length=32)]
+# What parse_hex takes: tokens of 1-2 digits or whole bytes, optionally 0x, separated by spaces, commas, brackets.
+_HEX_TOKEN = r"(?:0[xX])?(?:[0-9A-Fa-f]{1,2}|(?:[0-9A-Fa-f]{2})+)"
+HexQuery = Annotated[str, Query(min_length=1, max_length=WEB_DECODE_MAX_HEX, description="Instruction bytes in hex",
+                                pattern=rf"^[\s,\[\]]*{_HEX_TOKEN}(?:[\s,\[\]]+{_HEX_TOKEN})*[\s,\[\]]*$")]
+TargetQuery = Annotated[str, Query(max_length=32, description="gfx target",
+                                   json_schema_extra={"enum": sorted(TARGET_TO_ARCH)})]
 
 
 CacheKey = tuple[str, tuple[tuple[str, str], ...], bool]   # path, known parameters, gzip accepted
@@ -611,6 +629,55 @@ def create_app(catalog_path: Path, cache_size: int = 4096, origin: str = "", wor
     async def api_diff(a: ArchPath, b: ArchPath,
                        name: OptName = None) -> Response:
         return await work(lambda: _json(catalog().diff(a, b, name).as_json()))
+
+    # ------------------------------------------------------------------ decode box
+
+    tables = DecoderTables()
+    app.state.decoder_tables = tables
+
+    def decode_input(target: str, hex_text: str) -> tuple[str, bytes]:
+        """(target, bytes) of a decode request; GpuisaError (a 400) naming what is wrong."""
+        target = target.strip().lower()
+        if target not in TARGET_TO_ARCH:
+            raise GpuisaError(f"unknown gfx target {target!r}: pick one of the list (gfx900 ... gfx1250)")
+        data = parse_hex([hex_text])
+        if not data:
+            raise GpuisaError("no bytes to decode: paste hex such as 05 00 25 d6 01 05 0e 00")
+        return target, data
+
+    def require_tables(target: str) -> None:
+        """Return when the target's codec tables are ready; else a BudgetError (503 + Retry-After, not cached)."""
+        if tables.ready(served.path, target):
+            return
+        raise BudgetError(f"preparing the decoder for {target} (first use: its tables are being built); "
+                          f"try again in a few seconds", busy=True)
+
+    @app.get("/decode", response_class=HTMLResponse, include_in_schema=False)
+    async def decode_page(target: TargetPage = "", hex: HexPage = "") -> Response:
+        if not hex.strip():
+            return _html(site().decode_page(links, target.strip().lower()))
+        try:
+            tgt, data = decode_input(target, hex)
+        except GpuisaError as exc:
+            return _html(site().decode_page(links, target, hex, error=str(exc)), 400)
+        if not tables.ready(served.path, tgt):
+            return Response(site().decode_page(links, tgt, hex, preparing=True), status_code=503,
+                            media_type="text/html", headers={"retry-after": "3", "cache-control": "no-store"})
+
+        def answer() -> Response:
+            pages = served.get()[1]
+            rows = pages.decoded_rows(decode(data, tgt, served.path), tgt, links, WEB_DECODE_DIAGRAMS)
+            return _html(pages.decode_page(links, tgt, hex, rows))
+        return await work(answer)
+
+    @app.get("/api/decode", tags=["api"], summary="Disassemble bytes for a gfx target (`gpuisa disasm --json`)",
+             response_model=list[dict[str, Any]],
+             responses={400: {"model": ApiError, "description": "Bad hex, unknown target or empty input"},
+                        503: {"model": ApiError, "description": "The target's decoder is being prepared (Retry-After)"}})
+    async def api_decode(target: TargetQuery, hex: HexQuery) -> Response:
+        tgt, data = decode_input(target, hex)
+        require_tables(tgt)
+        return await work(lambda: _json([d.to_json() for d in decode(data, tgt, served.path)]))
 
     def refresh() -> bool:
         if served.refresh():

@@ -15,13 +15,13 @@ from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from gpuisa.archs import BY_KEY, resolve_arch
+from gpuisa.archs import BY_KEY, TARGET_TO_ARCH, resolve_arch
 from gpuisa.catalog.documents import (
     AmdDocument,
     ArchDiff,
@@ -107,6 +107,13 @@ class Links:
     def search(self) -> str:
         return self.root + ("search.html" if self.static else "search")
 
+    def decode(self, target: str = "", hex_bytes: str = "") -> str | None:
+        """The decode box, filled in (None in the static export: decoding needs the server)."""
+        if self.static:
+            return None
+        query = urlencode({k: v for k, v in (("target", target), ("hex", hex_bytes)) if v})
+        return f"{self.root}decode" + (f"?{query}" if query else "")
+
     def asset(self, name: str) -> str:
         return f"{self.root}static/{name}"
 
@@ -138,6 +145,7 @@ class ExampleView:
     where: str
     href: str | None
     extra: list[tuple[str, str]]
+    decode_href: str | None = None     # these bytes in the decode box, on the example's first target
 
 
 def bits_text(bits: Iterable[tuple[int, int]] | Iterable[list[int]]) -> str:
@@ -145,12 +153,14 @@ def bits_text(bits: Iterable[tuple[int, int]] | Iterable[list[int]]) -> str:
     return ",".join(f"{hi}:{lo}" if hi != lo else f"{hi}" for hi, lo in bits)
 
 
-def bit_diagram(enc: EncodingDoc) -> dict:
+def bit_diagram(enc: EncodingDoc, word: int | None = None) -> dict:
     """Rows of 32 bits (MSB first), one cell per field piece with a span equal to its bit count.
 
     Fixed bits are shown in binary, the opcode in binary inside the opcode field; bits no field
     covers appear as unnamed cells; bits two fields claim go to the first and are listed in
     `overlaps` (the manuals give alternative layouts that way, e.g. VOP3P MFMA fields).
+    With `word` (a decoded instruction, bit 0 = bit 0 of its first dword) every field cell shows the
+    word's bits and its title the field's value.
     """
     fields = enc.fields
     top = max((hi for f in fields for hi, _ in f.bits), default=-1)
@@ -202,6 +212,9 @@ def bit_diagram(enc: EncodingDoc) -> dict:
             if kind == "field":
                 value = None
             title = f"{f.name}: {_bits_word(f.bits)} {bits_text(f.bits)}"
+            if word is not None:
+                value = "".join(str((word >> x) & 1) for x in range(start, end - 1, -1))
+                title += f" = {_field_value(word, f.bits)}"
             if f.spelling and f.spelling != f.name:
                 title += f" (the manual spells it {f.spelling})"
             cells.append({"name": f.name, "kind": kind, "value": value, "bits": bits_text([(start, end)]),
@@ -428,7 +441,7 @@ class Site:
             "members": self.members(doc.arch),
             "paragraphs": paragraphs(doc.description),
             "notes": paragraphs(doc.notes),
-            "examples": amd_examples(doc.examples, doc.arch),
+            "examples": amd_examples(doc.examples, doc.arch, links),
             "targets": targets_view(doc.targets, doc.arch),
             "equivalents": self.equivalents(doc.equivalents, links, doc.arch),
             "errata": doc.errata,
@@ -474,6 +487,33 @@ class Site:
         return self.render("search.html", links, title=f"Search: {q}" if q else "Search", q=q, arch=arch,
                            results=results, error=error)
 
+    def decode_page(self, links: Links, target: str = "", hex_bytes: str = "", rows: list[dict] | None = None,
+                    error: str = "", preparing: bool = False) -> str:
+        """The decode box: hex in, one row per instruction out (offset, bytes, LLVM text, catalog page, fields)."""
+        return self.render("decode.html", links, title=f"Decode for {target}" if rows else "Decode",
+                           targets=sorted(TARGET_TO_ARCH, key=_target_order), target=target, hex=hex_bytes,
+                           rows=rows, error=error, preparing=preparing)
+
+    def decoded_rows(self, decoded: list, target: str, links: Links, diagrams: int) -> list[dict]:
+        """View rows of decoded instructions; the first `diagrams` valid ones get their encoding's bit diagram
+        with the word's fields filled in (the catalog's resolved layout for the target's arch)."""
+        arch = TARGET_TO_ARCH[target]
+        rows = []
+        for d in decoded:
+            name = d.name.lower() if d.name else None
+            row = {"offset": d.offset, "bytes": d.data.hex(" "), "text": d.text, "valid": d.valid,
+                   "reason": d.reason, "name": name, "encoding": d.encoding, "symbol": d.symbol,
+                   "href": links.instr(name, arch) if name else None, "diagram": None}
+            if name and diagrams > 0:
+                diagrams -= 1
+                doc = self.catalog.show(d.name, arch)
+                enc = next((e for e in doc.encodings if e.encoding == d.encoding and e.fields), None)
+                if enc is not None:
+                    row["diagram"] = {"encoding": enc.encoding,
+                                      "diagram": bit_diagram(enc, int.from_bytes(d.data, "little"))}
+            rows.append(row)
+        return rows
+
     def operand_page(self, page: dict, links: Links) -> str:
         """One operand or operand-kind page of LLVM's syntax docs (what an operand accepts, its size, its forms)."""
         return self.render("operand.html", links, title=page["name"], page=page)
@@ -497,12 +537,14 @@ class Site:
         return self.error_page(links, 404, str(exc), sugg)
 
 
-def amd_examples(examples: list[Example], arch: str) -> list[ExampleView]:
+def amd_examples(examples: list[Example], arch: str, links: Links | None = None) -> list[ExampleView]:
     """LLVM MC test examples with their file:line and upstream link, the page's arch first."""
     out = [ExampleView(ex.asm, ex.bytes, ", ".join(ex.targets), ex.arch,
                        cite(ex.source.file, ex.source.line) if ex.source.file else "",
                        source_href(ex.source.file, ex.source.line),
-                       [("mattr", ex.mattr)] if ex.mattr else []) for ex in examples]
+                       [("mattr", ex.mattr)] if ex.mattr else [],
+                       links.decode(ex.targets[0], ex.bytes) if links and ex.bytes and ex.targets else None)
+           for ex in examples]
     out.sort(key=lambda e: e.arch != arch)  # stable: the page's arch first
     return out
 
@@ -608,6 +650,19 @@ def _diff_lines(archs: list[dict]) -> list[list[tuple[str, str]]]:
     lines = [[a["key"] for a in ordered if a["family"] in ("GCN5", "CDNA")],
              [a["key"] for a in ordered if a["family"] == "RDNA"]]
     return [list(pairwise(line)) for line in lines if len(line) > 1]
+
+
+def _target_order(target: str) -> tuple[int, str]:
+    """gfx targets newest arch first, then by name (the decode box's list)."""
+    return -BY_KEY[TARGET_TO_ARCH[target]].order, target
+
+
+def _field_value(word: int, bits: list[list[int]]) -> int:
+    """A field's value in a word: its pieces concatenated, the first piece most significant."""
+    value = 0
+    for hi, lo in bits:
+        value = (value << (hi - lo + 1)) | ((word >> lo) & ((1 << (hi - lo + 1)) - 1))
+    return value
 
 
 def _bits_word(bits: list[list[int]]) -> str:
