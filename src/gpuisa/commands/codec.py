@@ -115,7 +115,8 @@ def check_llvm(target: Annotated[list[str] | None, typer.Option("--target", help
         d, e = r.totals("decode"), r.totals("encode")
         print(f"{r.target}: decode {d.ok}/{d.total} ({d.rate:.1%}), encode {e.ok}/{e.total} ({e.rate:.1%})"
               + (f"; skipped {sum(r.skipped.values())} ({', '.join(f'{k}: {v}' for k, v in r.skipped.items())})"
-                 if r.skipped else ""))
+                 if r.skipped else "")
+              + "".join(f"; {k}: {v}" for k, v in r.notes.items()))
         fams = sorted(set(r.decode) | set(r.encode), key=lambda f: -(r.decode[f].total + r.encode[f].total))
         for fam in fams:
             dt, et = r.decode[fam], r.encode[fam]
