@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpuisa.codec import image
 from gpuisa.codec import operands as ops
 from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SCOPES, SDWA, th_text
 from gpuisa.codec.tables import (
@@ -91,6 +92,7 @@ class _Decoder:
     def __init__(self, tables: TargetTables) -> None:
         self.t = tables
         self.gen = tables.gen
+        self._img: tuple[int, str] | None = None    # image vdata dwords and vaddr text of the word being printed
 
     def find(self, data: bytes, pos: int) -> tuple[Layout, Form, int] | None:
         w0 = int.from_bytes(data[pos:pos + 4], "little")
@@ -155,6 +157,9 @@ class _Decoder:
                 raise _Undecodable(f"truncated: {form.base} has a literal constant and needs {size + 4} bytes")
             literal = int.from_bytes(data[pos + size:pos + size + 4], "little")
             size += 4
+        self._img = None
+        if form.encoding in image.IMAGE_ENCODINGS:
+            self._img, size = self._image(lay, form, data, pos, word)
         mnemonic = form.base + variant.split("~")[0]
         if form.encoding == "VOPC" and variant.startswith("_dpp") and self.gen >= 11:
             mnemonic = form.base   # LLVM prints VOPC DPP without the suffix (gfx11_dasm_vopc_dpp16.txt)
@@ -165,7 +170,7 @@ class _Decoder:
         dpp16 = variant in ("_dpp", "_e64_dpp")
         for op in row.operands:
             if op.role == "modifier":
-                if dpp16 and op.name in DPP16_MODIFIERS:
+                if (dpp16 and op.name in DPP16_MODIFIERS) or self._img is not None:
                     continue   # printed below in LLVM's order
                 m = self._modifier(op, lay, form, word, variant, ext, row)
                 if m:
@@ -178,6 +183,8 @@ class _Decoder:
                 src_index += 1
             if text is not None:
                 texts.append(text)
+        if self._img is not None:
+            mods = self._image_modifiers(lay, form, word, row)
         if dpp16:
             for name in DPP16_MODIFIERS[:5 if self.gen >= 10 else 4]:
                 m = self._dpp(name, variant, ext, word, lay)
@@ -189,6 +196,51 @@ class _Decoder:
         if mods:
             out += " " + " ".join(mods)
         return out, size
+
+    def _image(self, lay: Layout, form: Form, data: bytes, pos: int, word: int) -> tuple[tuple[int, str] | None, int]:
+        """(vdata dwords, vaddr text) of an image instruction and its size in bytes (NSA dwords
+        follow a gfx10/gfx11 MIMG word; see codec/image.py)."""
+        f = lay.fields
+        size = lay.width // 8
+
+        def bit(name: str) -> int:
+            return get_bits(word, f[name]) if name in f else 0
+
+        args = image.args_of(form.base)
+        if args.bvh:
+            return None, size
+        gen = self.gen
+        vdata = image.data_dwords(form.base, gen, bit("DMASK"), bool(bit("TFE")), bool(bit("D16")))
+        addr = image.address_dwords(form.base, gen, bit("DIM"), bool(bit("A16")))
+        if form.encoding == "MIMG" and gen >= 10 and bit("NSA"):
+            slots = addr if gen == 10 else image.nsa_slots(addr, gen, form.encoding)
+            extra = bit("NSA") if gen == 10 else (slots + 2) // 4
+            if gen == 10 and slots > 1 + 4 * extra:
+                raise _Undecodable(f"{form.base}: {addr} addresses do not fit {extra} NSA dword(s)")
+            if len(data) < pos + size + 4 * extra:
+                raise _Undecodable(f"truncated: {form.base} needs {size + 4 * extra} bytes")
+            nsa = int.from_bytes(data[pos + size:pos + size + 4 * extra], "little")
+            regs = [bit("VADDR")] + [(nsa >> (8 * i)) & 0xFF for i in range(slots - 1)]
+            size += 4 * extra
+        elif form.encoding in ("VIMAGE", "VSAMPLE"):
+            slots = image.nsa_slots(addr, gen, form.encoding)
+            regs = [bit(f"VADDR{i}") for i in range(slots)]
+        else:
+            return (vdata, ops.reg_range("v", bit("VADDR"), image.non_nsa_dwords(addr))), size
+        last = addr - (len(regs) - 1)
+        texts = [ops.reg_range("v", r, 1) for r in regs[:-1]] + [ops.reg_range("v", regs[-1], last)]
+        return (vdata, texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"), size
+
+    def _image_modifiers(self, lay: Layout, form: Form, word: int, row: Row) -> list[str]:
+        """An image's modifiers in llvm-mc's order, each one whose field the layout has."""
+        out = []
+        for name in image.MODIFIER_ORDER:
+            if image.field_of(name, lay.fields) is None:
+                continue
+            m = self._modifier(Operand(name, "modifier", (), 1, "", False, True), lay, form, word, "", 0, row)
+            if m:
+                out.append(m)
+        return out
 
     def _variant(self, lay: Layout, form: Form, word: int) -> tuple[str, bool]:
         """Which syntax row (e32/e64/dpp/sdwa) and whether an extra DPP/SDWA dword follows."""
@@ -226,6 +278,11 @@ class _Decoder:
             return text
         fname = field_for(op, lay)
         f = lay.fields
+        if self._img is not None and name in ("vaddr", "addr"):
+            return self._img[1]
+        if self._img is not None and fname == "VDATA":
+            kind = "a" if "ACC" in f and get_bits(word, f["ACC"]) else "v"
+            return ops.reg_range(kind, get_bits(word, f["VDATA"]), self._img[0])
         if op.optional and op.role == "dst" and fname in ("VDST", "VDATA"):
             # an atomic returns its pre-op value only with GLC (TH bit 0 on gfx12): vdst:opt
             ret = get_bits(word, f["GLC"]) if "GLC" in f else get_bits(word, f["TH"]) & 1 if "TH" in f else \
@@ -352,6 +409,12 @@ class _Decoder:
             return "clamp" if bit("CLAMP") else None
         if name == "omod":
             return OMOD.get(bit("OMOD"))
+        if name == "unorm" and "UNRM" in f:   # the manuals' field name
+            return name if bit("UNRM") else None
+        if name == "dmask" and "DMASK" in f:
+            return f"dmask:0x{bit('DMASK'):x}" if bit("DMASK") else None
+        if name == "dim" and "DIM" in f:
+            return "dim:SQ_RSRC_IMG_" + image.DIMS[bit("DIM")][0]
         if name in ("gds", "glc", "slc", "dlc", "tfe", "lds", "idxen", "offen", "nv", "scc", "d16", "a16", "r128",
                     "unorm", "da", "lwe", "sc0", "sc1", "nt", "addr64"):
             return name if bit(name.upper()) else None

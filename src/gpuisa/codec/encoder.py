@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from gpuisa.codec import image
 from gpuisa.codec import operands as ops
 from gpuisa.codec.decoder import ACC_FIELDS, SVE_BIT13_TARGETS, _is_float
 from gpuisa.codec.operands import OperandError
@@ -23,6 +24,7 @@ from gpuisa.codec.tables import (
     Row,
     TargetTables,
     field_for,
+    get_bits,
     put_bits,
     scale_of,
 )
@@ -249,10 +251,14 @@ class _Encoder:
             if op.role == "src":
                 src_index += 1
         allowed = {o.name for o in row.operands if o.role == "modifier"}
+        if form.encoding in image.IMAGE_ENCODINGS:
+            allowed |= {m for m in image.MODIFIER_ORDER if image.field_of(m, f)}
         for m in mods:
             self._modifier(m, allowed, lay, form, st, row)
         if form.encoding == "SMEM":
             self._smem(lay, st, operands[-1] if operands else None)
+        if st.img_data is not None or st.img_addr is not None:
+            self._image(lay, form, st)
         if extra_kind:
             code = DPP16 if extra_kind == "dpp16" else SDWA if extra_kind == "sdwa" else (DPP8FI if st.fi8 else DPP8)
             st.word |= put_bits(f["SRC0"], code)
@@ -260,6 +266,7 @@ class _Encoder:
         out = st.word.to_bytes(size, "little")
         if extra_kind:
             out += (st.ext & 0xFFFFFFFF).to_bytes(4, "little")
+        out += st.tail
         if st.literal is not None:
             out += st.literal.to_bytes(4, "little")
         return out
@@ -316,6 +323,10 @@ class _Encoder:
                 raise _Attempt(tok.col, "the destination of v_cmpx is exec")
             return
         fname = field_for(op, lay)
+        if form.encoding in image.IMAGE_ENCODINGS and not image.args_of(form.base).bvh and (
+                op.name in ("vaddr", "addr") or fname == "VDATA"):
+            self._image_operand(op, tok, lay, fname, st)
+            return
         neg = abs_ = False
         if op.modifiers or op.role == "src":
             low, neg, abs_ = _strip_neg_abs(low)
@@ -409,6 +420,70 @@ class _Encoder:
         if code % scale and code < 106:
             raise _Attempt(tok.col, f"{text} must start at a multiple of {scale}")
         st.word |= put_bits(f[fname], code // scale)
+
+    def _image_operand(self, op: Operand, tok: _Token, lay: Layout, fname: str | None, st: _State) -> None:
+        """An image's vdata or vaddr: registers noted, sizes checked once dmask/dim/a16 are known."""
+        f = lay.fields
+        low = tok.text.lower().strip()
+        if fname == "VDATA":
+            reg = _reg(low, tok)
+            if reg is None or reg[0] not in ("v", "a") or (reg[0] == "a" and "ACC" not in f):
+                raise _Attempt(tok.col, f"{op.name} must be a VGPR")
+            st.word |= put_bits(f["VDATA"], reg[1]) | (put_bits(f["ACC"], 1) if reg[0] == "a" else 0)
+            st.img_data = (reg[2], tok)
+            return
+        items = [x.strip() for x in low[1:-1].split(",")] if low.startswith("[") and low.endswith("]") else [low]
+        regs = []
+        for x in items:
+            reg = _reg(x, tok)
+            if reg is None or reg[0] != "v":
+                raise _Attempt(tok.col, f"{op.name} must be VGPRs")
+            regs.append((reg[1], reg[2]))
+        st.img_addr = (regs, low.startswith("["), tok)
+
+    def _image(self, lay: Layout, form: Form, st: _State) -> None:
+        """Check vdata / vaddr sizes against dmask, tfe, d16, dim, a16 and place NSA addresses."""
+        f = lay.fields
+
+        def bit(name: str) -> int:
+            return get_bits(st.word, f[name]) if name in f else 0
+
+        gen = self.gen
+        if st.img_data is not None:
+            want = image.data_dwords(form.base, gen, bit("DMASK"), bool(bit("TFE")), bool(bit("D16")))
+            n, tok = st.img_data
+            if n != want:
+                raise _Attempt(tok.col, f"image data is {n} dword(s); dmask, tfe and d16 give {want}")
+        if st.img_addr is None:
+            return
+        regs, listed, tok = st.img_addr
+        addr = image.address_dwords(form.base, gen, bit("DIM"), bool(bit("A16")))
+        if gen < 10:     # no dim: any address tuple (gfx9_asm_mimg.s takes v1 .. v[1:4])
+            if listed:
+                raise _Attempt(tok.col, f"{self.t.target} has no NSA image addresses")
+            st.word |= put_bits(f["VADDR"], regs[0][0])
+            return
+        nsa_form = form.encoding in ("VIMAGE", "VSAMPLE") or (listed and len(regs) > 1)
+        if not nsa_form:
+            n = regs[0][1]
+            want = image.non_nsa_dwords(addr)
+            if n != want and not (n == 8 and 5 <= want <= 7):
+                raise _Attempt(tok.col, f"image address is {n} dword(s); dim and a16 give {want}")
+            st.word |= put_bits(f["VADDR"], regs[0][0])
+            return
+        slots = addr if gen == 10 else image.nsa_slots(addr, gen, form.encoding)
+        sizes = [1] * (slots - 1) + [addr - (slots - 1)]
+        if [n for _r, n in regs] != sizes:
+            shown = ", ".join(f"{n}" for n in sizes)
+            raise _Attempt(tok.col, f"image address takes {slots} operand(s) of {shown} VGPR(s) (dim and a16 give {addr})")
+        if form.encoding in ("VIMAGE", "VSAMPLE"):
+            for i, (r, _n) in enumerate(regs):
+                st.word |= put_bits(f[f"VADDR{i}"], r)
+            return
+        extra = (slots + 2) // 4
+        st.word |= put_bits(f["VADDR"], regs[0][0]) | put_bits(f["NSA"], extra if gen == 10 else 1)
+        tail = sum(r << (8 * i) for i, (r, _n) in enumerate(regs[1:]))
+        st.tail = tail.to_bytes(4 * extra, "little")
 
     def _smem(self, lay: Layout, st: _State, tok: _Token | None) -> None:
         """Place SMEM's register / immediate offsets (SMEM rules in codec/syntax.py)."""
@@ -608,6 +683,16 @@ class _Encoder:
                     st.word |= put_bits(f["OPSEL_HI2"], (bits >> 2) & 1)
             else:
                 set_field("NEG" if name == "neg_lo" else "NEG_HI", bits)
+        elif name == "dmask" and value and "DMASK" in f:
+            set_field("DMASK", num(value))
+        elif name == "dim" and value and "DIM" in f:
+            code = image.DIM_CODES.get(value.upper())
+            if code is None:
+                raise _Attempt(m.col, f"{m.text}: not a dimension (1D, 2D, 3D, CUBE, 1D_ARRAY, 2D_ARRAY, 2D_MSAA, "
+                                      "2D_MSAA_ARRAY)")
+            set_field("DIM", code)
+        elif name == "unorm" and not value and "UNRM" in f and name in allowed:
+            set_field("UNRM", 1)
         elif not value and name.upper() in f and name in allowed:
             set_field(name.upper(), 1)
         else:
@@ -703,6 +788,9 @@ class _State:
         self.smem_reg: int | None = None    # SMEM soffset register code
         self.smem_imm: int | None = None    # SMEM soffset given as an immediate
         self.smem_off: int | None = None    # SMEM offset:N modifier
+        self.img_data: tuple | None = None  # image vdata (dwords, token), checked after the modifiers
+        self.img_addr: tuple | None = None  # image vaddr ([(first, dwords)], written as a [..] list, token)
+        self.tail = b""                     # NSA address dwords after the instruction word
 
 
 def _variant_matches(variant: str, want: str) -> bool:

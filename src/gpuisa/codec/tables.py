@@ -316,7 +316,10 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
                 continue
             mask |= m
             value |= placed
-        layouts[enc.name] = Layout(enc.name, enc.name, enc.width, fields, fixed, mask, value, fields.get("OP", ()))
+        width = enc.width
+        if enc.name == "MIMG" and "NSA" in fields:
+            width = 64   # NSA address dwords follow only when NSA is set (codec/image.py counts them)
+        layouts[enc.name] = Layout(enc.name, enc.name, width, fields, fixed, mask, value, fields.get("OP", ()))
     opcodes = catalog.arch_opcodes(arch)
     names = catalog.arch_spellings(arch)
     promoted_names = {n for n, e, _lay, _op in opcodes if e in E32_ENCODINGS}
