@@ -63,6 +63,10 @@ ACC_FIELDS = frozenset({"VDST", "DATA", "DATA0", "DATA1", "VDATA"})
 SVE_BIT13_TARGETS = frozenset({"gfx942", "gfx950"})
 
 
+# Flat-family encodings whose SADDR may be "off" (NULL / 0x7F: no SGPR base).
+GLOBAL_ENCODINGS = frozenset({"GLOBAL", "VGLOBAL", "SCRATCH", "VSCRATCH"})
+
+
 def _scratch_uses_vaddr(target: str, lay: Layout, word: int) -> bool:
     saddr = get_bits(word, lay.fields["SADDR"]) if "SADDR" in lay.fields else 0x7F
     if target in SVE_BIT13_TARGETS:
@@ -93,6 +97,7 @@ class _Decoder:
         self.t = tables
         self.gen = tables.gen
         self._img: tuple[int, str] | None = None    # image vdata dwords and vaddr text of the word being printed
+        self._base = ""                              # mnemonic of the form being printed
 
     def find(self, data: bytes, pos: int) -> tuple[Layout, Form, int] | None:
         w0 = int.from_bytes(data[pos:pos + 4], "little")
@@ -151,13 +156,15 @@ class _Decoder:
             ext = int.from_bytes(data[pos + size:pos + size + 4], "little")
             size += 4
         literal = None
-        uses_literal = any(n in f and get_bits(word, f[n]) == LITERAL for n in SOURCE_FIELDS if not extra or n != "SRC0")
+        uses_literal = any(n in f and get_bits(word, f[n]) == LITERAL for n in SOURCE_FIELDS if not extra or n != "SRC0") \
+            or any(o.name == "simm32" for o in row.operands)   # fmaak / madmk: the constant K follows the word
         if uses_literal:
             if len(data) < pos + size + 4:
                 raise _Undecodable(f"truncated: {form.base} has a literal constant and needs {size + 4} bytes")
             literal = int.from_bytes(data[pos + size:pos + size + 4], "little")
             size += 4
         self._img = None
+        self._base = form.base
         if form.encoding in image.IMAGE_ENCODINGS:
             self._img, size = self._image(lay, form, data, pos, word)
         mnemonic = form.base + variant.split("~")[0]
@@ -265,6 +272,11 @@ class _Decoder:
                  variant: str, ext: int) -> str | None:
         name = op.name
         gen = self.gen
+        if name == "vcc" and op.role == "dst" and "SDST" in lay.fields and lay.encoding in ("VOP3B", "VOP3SD"):
+            text = ops.scalar_name(get_bits(word, lay.fields["SDST"]), 2 if self.t.wave64 else 1, self.gen)
+            if text is None:
+                raise _Undecodable("SDST names no scalar register")
+            return text
         if name == "vcc":
             return "vcc" if self.t.wave64 else "vcc_lo"
         if name == "exec" and op.role == "dst":
@@ -283,12 +295,15 @@ class _Decoder:
         if self._img is not None and fname == "VDATA":
             kind = "a" if "ACC" in f and get_bits(word, f["ACC"]) else "v"
             return ops.reg_range(kind, get_bits(word, f["VDATA"]), self._img[0])
-        if op.optional and op.role == "dst" and fname in ("VDST", "VDATA"):
+        if op.role == "dst" and fname in ("VDST", "VDATA") and (op.optional or op.name == "vdst") and \
+                "_atomic" in self._base:
             # an atomic returns its pre-op value only with GLC (TH bit 0 on gfx12): vdst:opt
             ret = get_bits(word, f["GLC"]) if "GLC" in f else get_bits(word, f["TH"]) & 1 if "TH" in f else \
                 get_bits(word, f["SC0"]) if "SC0" in f else 1
             if not ret:
                 return None
+        elif op.optional and op.role == "dst" and fname in ("VDST", "VDATA") and "LDS" in f and get_bits(word, f["LDS"]):
+            return None     # a load to LDS writes no VGPR (gfx9_asm_mubuf.s: buffer_load_dword off, ... lds)
         if fname in ("VADDR", "ADDR") and ("off" in op.accepts or "OFFEN" in f or "SVE" in f):
             if "OFFEN" in f and "IDXEN" in f and not get_bits(word, f["OFFEN"]) and not get_bits(word, f["IDXEN"]):
                 return "off"
@@ -299,7 +314,11 @@ class _Decoder:
             if "ADDR64" in f and not get_bits(word, f["ADDR64"]) and "OFFEN" in f and "IDXEN" in f and \
                     not get_bits(word, f["OFFEN"]) and not get_bits(word, f["IDXEN"]):
                 return "off"
-        if fname in ("ADDR", "VADDR") and op.size_text.startswith("1 or 2 dwords") and "SADDR" in f:
+        if fname == "SADDR" and lay.encoding in GLOBAL_ENCODINGS and get_bits(word, f["SADDR"]) in (
+                0x7F, 0x7C if gen >= 11 else 0x7D):
+            return "off"    # no SGPR address (gfx12_dasm_global_load_tr.txt:14; the rows list only registers)
+        if fname in ("ADDR", "VADDR") and "SADDR" in f and (op.size_text.startswith("1 or 2 dwords") or (
+                lay.encoding in ("GLOBAL", "VGLOBAL") and gen >= 12)):
             saddr = get_bits(word, f["SADDR"])
             return ops.reg_range("v", get_bits(word, f[fname]), 2 if saddr in (0x7F, 0x7C if gen >= 11 else 0x7D) else 1)
         if fname == "SOFFSET" and lay.encoding == "SMEM":
@@ -360,7 +379,7 @@ class _Decoder:
     def _simm16(self, op: Operand, value: int) -> str:
         if op.name == "label":
             return str(value - 0x10000 if value & 0x8000 else value)
-        if op.name in ("simm16",):
+        if op.name in ("simm16", "imm16"):   # llvm-mc prints 16-bit immediates in hex (gfx9_asm_sopk.s:5)
             return f"0x{value:x}"
         return str(value)
 
@@ -506,7 +525,8 @@ class _Decoder:
         if name == "bank_mask":
             return f"bank_mask:0x{(ext >> 24) & 0xF:x}"
         if name == "bound_ctrl":
-            return ("bound_ctrl:1" if self.gen >= 10 else "bound_ctrl:0") if (ext >> 19) & 1 else None
+            # llvm-mc prints the set bit as bound_ctrl:1 on gfx9 too (gfx9_vop1_dpp.txt:11)
+            return "bound_ctrl:1" if (ext >> 19) & 1 else None
         if name == "fi":
             return "fi:1" if (ext >> 18) & 1 else None
         return None

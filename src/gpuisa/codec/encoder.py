@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from gpuisa.codec import image
 from gpuisa.codec import operands as ops
-from gpuisa.codec.decoder import ACC_FIELDS, SVE_BIT13_TARGETS, _is_float
+from gpuisa.codec.decoder import ACC_FIELDS, GLOBAL_ENCODINGS, SVE_BIT13_TARGETS, _is_float
 from gpuisa.codec.operands import OperandError
 from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SCOPES, SDWA, th_code
 from gpuisa.codec.tables import (
@@ -226,6 +226,8 @@ class _Encoder:
         row_ops = [o for o in row.operands if o.role != "modifier"]
         if len(operands) != len(row_ops):
             required = [o for o in row_ops if not o.optional]
+            if "_atomic" in form.base and row_ops and row_ops[0].name == "vdst" and len(operands) == len(row_ops) - 1:
+                required = row_ops[1:]   # an atomic without return has no vdst (gfx12_asm_vflat.s:695)
             if len(operands) == len(required):
                 row_ops = required
             else:
@@ -241,7 +243,10 @@ class _Encoder:
         st.extra_kind = extra_kind
         if extra_kind == "sdwa":   # DWORD selects and UNUSED_PAD (LLVM's defaults), src1_sel only with a src1
             has_src1 = any(o.name == "src1_sel" for o in row.operands)
-            st.ext = (6 << 8) | (6 << 16) | ((6 << 24) if has_src1 else 0)
+            # dst_unused defaults to UNUSED_PRESERVE (AMDGPUModifierSyntax.rst:1586); VOPC has no dst_sel:
+            # its bits hold SDST (gfx9_asm_vopc.s:77)
+            has_dst = any(o.name == "dst_sel" for o in row.operands)
+            st.ext = (((6 << 8) | (2 << 11)) if has_dst else 0) | (6 << 16) | ((6 << 24) if has_src1 else 0)
         elif extra_kind == "dpp16":
             st.ext = (0xF << 28) | (0xF << 24)          # row_mask:0xf bank_mask:0xf (LLVM's defaults)
         self._defaults(lay, form, st)
@@ -302,6 +307,15 @@ class _Encoder:
         low = text.lower()
         f = lay.fields
         gen = self.gen
+        if op.name == "vcc" and op.role == "dst" and "SDST" in f and lay.encoding in ("VOP3B", "VOP3SD"):
+            try:
+                code = ops.scalar_code(low, 2 if self.t.wave64 else 1, gen)
+            except OperandError as exc:
+                raise _Attempt(tok.col, str(exc)) from None
+            if code is None:
+                raise _Attempt(tok.col, f"{text!r} is not a scalar register for the carry-out")
+            st.word |= put_bits(f["SDST"], code)
+            return
         if op.name == "vcc":
             want = ("vcc",) if self.t.wave64 else ("vcc_lo", "vcc")
             if low not in want:
@@ -346,6 +360,17 @@ class _Encoder:
                 raise _Attempt(tok.col, f"{low}: a 16-bit operand of this encoding reaches v0..v127 only")
             st.ext |= reg[1] & 0xFF
             return
+        if fname is None and op.name == "simm32":   # fmaak / madmk: the constant K is the literal dword
+            bits, _bf16 = _operand_bits(op, self._mnemonic)
+            try:
+                v = ops.parse_int(low)
+                v = ops.literal_value(low, bits, is_float) if v is None else v & 0xFFFFFFFF
+            except OperandError as exc:
+                raise _Attempt(tok.col, str(exc)) from None
+            if v is None:
+                raise _Attempt(tok.col, f"{text!r} is not a constant")
+            self._literal(v, tok)
+            return
         if fname is None:
             if op.name == "off" and low == "off":
                 return
@@ -358,7 +383,8 @@ class _Encoder:
                 raise _Attempt(tok.col, f"{text} does not fit in 16 bits")
             st.word |= put_bits(f[fname], v & 0xFFFF)
             return
-        if low == "off" and ("off" in op.accepts or (fname in ("VADDR", "ADDR") and ("OFFEN" in f or "SVE" in f))):
+        if low == "off" and ("off" in op.accepts or (fname in ("VADDR", "ADDR") and ("OFFEN" in f or "SVE" in f))
+                             or (fname == "SADDR" and lay.encoding in GLOBAL_ENCODINGS)):
             if fname == "SADDR":
                 code = 0x7C if gen >= 11 else 0x7D if gen == 10 else 0x7F
                 if lay.fixed.get("SEG") == 1 and gen == 10 and not st.scratch_vaddr:
@@ -381,7 +407,8 @@ class _Encoder:
                 raise _Attempt(tok.col, f"{op.name} does not take a VGPR")
             if "v" not in op.accepts and first > 127:
                 raise _Attempt(tok.col, f"{text}: a 16-bit operand of this encoding reaches v0..v127 only")
-            if fname in ("VADDR", "ADDR") and op.size_text.startswith(("1 or 2", "0, 1 or 2")):
+            if fname in ("VADDR", "ADDR") and (op.size_text.startswith(("1 or 2", "0, 1 or 2")) or (
+                    ((lay.encoding in ("GLOBAL", "VGLOBAL") and gen >= 12) or "IDXEN" in f) and n in (1, 2))):
                 pass
             elif n != op.dwords:
                 raise _Attempt(tok.col, f"{text} is {n} dword(s), {op.name} takes {op.dwords}")
@@ -536,7 +563,7 @@ class _Encoder:
         c = ops.inline_code(low, 32 if bf16 else bits, is_float)
         if c is not None:
             return c
-        if bf16 and ops.parse_int(low) == 0x3E22:
+        if bf16 and (ops.parse_int(low) == 0x3E22 or ops.parse_float(low) == 0.158203125):
             return 248     # 1/(2*pi) as bf16 (the f32 pattern's top half)
         try:
             value = ops.literal_value(low, 32 if bf16 and ops.parse_int(low) is None else bits, is_float)
@@ -677,10 +704,15 @@ class _Encoder:
                     bits = sum(b << i for i, b in enumerate(vals[:-1])) | (vals[-1] << 3)
                 set_field("OPSEL", bits)
             elif name == "op_sel_hi":
+                # only the sources given change; a 2-source op_sel_hi:[0,0] keeps src2's default 1
+                # (gfx9_asm_vop3p.s:821: 0x40 in byte 1)
+                given = (1 << len(vals)) - 1
+                hi = get_bits(st.word, f["OPSEL_HI"]) | (get_bits(st.word, f["OPSEL_HI2"]) << 2 if "OPSEL_HI2" in f else 0)
+                hi = (hi & ~given) | (bits & given)
                 st.word &= ~(put_bits(f["OPSEL_HI"], -1) | put_bits(f.get("OPSEL_HI2", ()), -1))
-                st.word |= put_bits(f["OPSEL_HI"], bits & 3)
+                st.word |= put_bits(f["OPSEL_HI"], hi & 3)
                 if "OPSEL_HI2" in f:
-                    st.word |= put_bits(f["OPSEL_HI2"], (bits >> 2) & 1)
+                    st.word |= put_bits(f["OPSEL_HI2"], (hi >> 2) & 1)
             else:
                 set_field("NEG" if name == "neg_lo" else "NEG_HI", bits)
         elif name == "dmask" and value and "DMASK" in f:

@@ -22,7 +22,7 @@ from gpuisa.codec.syntax import generation
 from gpuisa.errors import GpuisaError, NotFoundError
 from gpuisa.sources import layout
 
-TABLES_VERSION = 2
+TABLES_VERSION = 3
 
 # Encodings printed with LLVM's _e32 suffix when the instruction also has a VOP3 (_e64) form.
 E32_ENCODINGS = frozenset({"VOP1", "VOP2", "VOPC"})
@@ -97,7 +97,7 @@ class TargetTables:
 OPERAND_FIELDS: dict[str, tuple[str, ...]] = {
     "vdst": ("VDST", "VDATA"), "sdst": ("SDST", "SDATA", "VDST"), "sdata": ("SDATA",),
     "src0": ("SRC0", "SSRC0"), "src": ("SRC0", "SSRC0"), "vsrc": ("SRC0", "VSRC"), "vsrc0": ("SRC0",),
-    "ssrc0": ("SSRC0", "SRC0"), "ssrc": ("SSRC0", "SRC0"),
+    "ssrc0": ("SSRC0", "SRC0"), "ssrc": ("SSRC0", "SRC0", "SDST"),
     "src1": ("SRC1", "SSRC1", "VSRC1"), "vsrc1": ("VSRC1", "SRC1"), "ssrc1": ("SSRC1", "SRC1"),
     "src2": ("SRC2",), "ssrc2": ("SRC2",), "vsrc2": ("SRC2",),
     "vaddr": ("ADDR", "VADDR"), "addr": ("ADDR", "VADDR"),
@@ -208,9 +208,11 @@ def _implied_modifiers(ops: list[Operand], section: str) -> list[Operand]:
     NEG, ABS) are spelled as the GFX11 page spells them (_MODIFIER_SOURCE). Only VOP3 sections."""
     if not section.startswith("VOP3") or any(o.role == "modifier" for o in ops):
         return ops
-    out = [Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, o.role == "src" or o.modifiers, o.optional,
-                   o.page) for o in ops]
-    return out + [Operand(m, "modifier", (), 1, "", False, True) for m in ("clamp", "op_sel", "omod")]
+    packed = section.startswith("VOP3P")
+    out = [Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, not packed and (o.role == "src" or o.modifiers),
+                   o.optional, o.page) for o in ops]
+    mods = ("op_sel", "op_sel_hi", "neg_lo", "neg_hi", "clamp") if packed else ("clamp", "op_sel", "omod")
+    return out + [Operand(m, "modifier", (), 1, "", False, True) for m in mods]
 
 
 def e64_from_e32(row: Row, wave64: bool) -> Row:
@@ -246,13 +248,15 @@ def _family_order(key: str) -> tuple[int, str]:
     return gen, digits
 
 
-def _variants(base: str, encoding: str, rows: dict[str, Row], promoted: bool, wave64: bool) -> dict[str, Row]:
+def _variants(base: str, encoding: str, rows: dict[str, Row], promoted: bool, wave64: bool,
+              has_vop3: bool = False) -> dict[str, Row]:
     """Syntax rows of one form: the plain row plus the DPP / SDWA rows of its encoding."""
     out: dict[str, Row] = {}
     if encoding in E32_ENCODINGS:
         plain = rows.get(base) or rows.get(base + "_e32")
         if plain:
-            out["_e32" if base + "_e64" in rows else ""] = plain
+            # LLVM prints _e32 when the instruction also has a VOP3 form (gfx12_dasm_vop2.txt: v_add_f64_e32)
+            out["_e32" if base + "_e64" in rows or has_vop3 else ""] = plain
         for suffix in ("_dpp", "_sdwa", "_dpp~dpp8"):
             if base + suffix in rows:
                 out[suffix] = rows[base + suffix]
@@ -323,6 +327,7 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
     opcodes = catalog.arch_opcodes(arch)
     names = catalog.arch_spellings(arch)
     promoted_names = {n for n, e, _lay, _op in opcodes if e in E32_ENCODINGS}
+    vop3_names = {n for n, e, _lay, _op in opcodes if e in VOP3_ENCODINGS}
     by_mnemonic: dict[str, list[tuple[Form, str]]] = {}
     aliases: dict[str, list[tuple[Form, str]]] = {}
     for name, encoding, layout_name, opcode in opcodes:
@@ -337,7 +342,8 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
         elif encoding in ("VOPD Y", "VOPD3 Y"):
             op_field = "OPY"
         form = Form(name, base, encoding, layout_name, opcode)
-        form.rows = _variants(base, encoding, rows, name in promoted_names and encoding in VOP3_ENCODINGS, w64)
+        form.rows = _variants(base, encoding, rows, name in promoted_names and encoding in VOP3_ENCODINGS, w64,
+                              name in vop3_names)
         if op_field != "OP":
             continue   # VOPD pairs: not decoded yet
         if opcode in lay.forms:

@@ -304,6 +304,13 @@ LAYOUT_FIXES: tuple[LayoutFix, ...] = (
                 FieldAt("NEG", ((127, 125),))),
         width=128,
         row_fields=(("V_WMMA_SCALE16_", "SCLOP", 0b1010), ("V_WMMA_SCALE_", "SCLOP", 0b0101))),
+    LayoutFix(
+        "sopk-simm16", ("vega", "vega7", "rdna3"), ("SOPK",),
+        "the SOPK field table lists SDST, OP and ENCODING only, though the format's description names its "
+        "16-bit immediate; LLVM's encodings carry SIMM16 at [15:0], as the other manuals' tables print",
+        (Seen("vega", 4288, "SDST [22:16], no SIMM16 row"), Seen("vega7", 3458, "SDST [22:16], no SIMM16 row"),
+         Seen("rdna3", 4827, "SDST [22:16], no SIMM16 row")),
+        fields=(FieldAt("SIMM16", ((15, 0),)),)),
 )
 
 
