@@ -6,6 +6,7 @@ Invalid words become `Decoded(valid=False)` entries of 4 bytes and decoding resu
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from gpuisa.codec import image
@@ -13,6 +14,7 @@ from gpuisa.codec import operands as ops
 from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SCOPES, SDWA, th_text
 from gpuisa.codec.tables import (
     E32_ENCODINGS,
+    MAI_LAYOUT,
     SOURCE_FIELDS,
     VOP3_ENCODINGS,
     Form,
@@ -22,6 +24,7 @@ from gpuisa.codec.tables import (
     TargetTables,
     field_for,
     get_bits,
+    mai_acc,
     scale_of,
 )
 
@@ -43,6 +46,9 @@ class Decoded:
         return {"offset": self.offset, "bytes": self.data.hex(" "), "text": self.text, "name": self.name and
                 self.name.lower(), "encoding": self.encoding, "valid": self.valid, **({"reason": self.reason}
                                                                                    if self.reason else {})}
+
+
+MEMO_LIMIT = 1 << 20     # distinct first dwords remembered per decoder (bounds memory on huge inputs)
 
 
 class _Undecodable(Exception):
@@ -67,6 +73,9 @@ SVE_BIT13_TARGETS = frozenset({"gfx942", "gfx950"})
 GLOBAL_ENCODINGS = frozenset({"GLOBAL", "VGLOBAL", "SCRATCH", "VSCRATCH"})
 
 
+_IMAGE_MODIFIERS = tuple(Operand(m, "modifier", (), 1, "", False, True) for m in image.MODIFIER_ORDER)
+
+
 def _scratch_uses_vaddr(target: str, lay: Layout, word: int) -> bool:
     saddr = get_bits(word, lay.fields["SADDR"]) if "SADDR" in lay.fields else 0x7F
     if target in SVE_BIT13_TARGETS:
@@ -85,6 +94,7 @@ def _cache_kind(mnemonic: str) -> str:
     return "load"
 
 
+@functools.lru_cache(maxsize=4096)
 def _is_float(mnemonic: str) -> bool:
     parts = mnemonic.split("_")
     return any(p.startswith(("f16", "f32", "f64", "bf16")) or p in ("f16", "f32", "f64") for p in parts[1:])
@@ -98,6 +108,9 @@ class _Decoder:
         self.gen = tables.gen
         self._img: tuple[int, str] | None = None    # image vdata dwords and vaddr text of the word being printed
         self._base = ""                              # mnemonic of the form being printed
+        # decodings already made, by first dword: [(bytes, text, name, encoding)]; code repeats its
+        # instructions, and a repeat costs one dict lookup and one bytes comparison
+        self._memo: dict[bytes, list[tuple[bytes, str, str, str]]] = {}
 
     def find(self, data: bytes, pos: int) -> tuple[Layout, Form, int] | None:
         w0 = int.from_bytes(data[pos:pos + 4], "little")
@@ -117,6 +130,18 @@ class _Decoder:
         return None
 
     def decode(self, data: bytes, pos: int) -> Decoded:
+        first = data[pos:pos + 4]
+        seen = self._memo.get(first)
+        if seen is not None:
+            for raw, text, name, encoding in seen:
+                if data.startswith(raw, pos):
+                    return Decoded(pos, raw, text, name, encoding)
+        d = self._decode(data, pos)
+        if d.valid and len(self._memo) < MEMO_LIMIT:
+            self._memo.setdefault(first, []).append((d.data, d.text, d.name, d.encoding))
+        return d
+
+    def _decode(self, data: bytes, pos: int) -> Decoded:
         if len(data) - pos < 4:
             return Decoded(pos, data[pos:], "<invalid>", valid=False, reason="truncated: fewer than 4 bytes left")
         found = self.find(data, pos)
@@ -184,6 +209,9 @@ class _Decoder:
                     mods.append(m)
                 continue
             text = self._operand(op, lay, word, literal, is_float, variant, ext)
+            if lay.name == MAI_LAYOUT and text and text[0] == "v" and "a" in op.accepts and \
+                    mai_acc(lay, field_for(op, lay), word):
+                text = "a" + text[1:]
             if op.role == "src" and op.name not in ("vcc",) and op.modifiers:
                 text = self._neg_abs(text, lay, word, src_index, variant, ext)
             if op.role == "src":
@@ -241,10 +269,10 @@ class _Decoder:
     def _image_modifiers(self, lay: Layout, form: Form, word: int, row: Row) -> list[str]:
         """An image's modifiers in llvm-mc's order, each one whose field the layout has."""
         out = []
-        for name in image.MODIFIER_ORDER:
-            if image.field_of(name, lay.fields) is None:
+        for op in _IMAGE_MODIFIERS:
+            if image.field_of(op.name, lay.fields) is None:
                 continue
-            m = self._modifier(Operand(name, "modifier", (), 1, "", False, True), lay, form, word, "", 0, row)
+            m = self._modifier(op, lay, form, word, "", 0, row)
             if m:
                 out.append(m)
         return out
@@ -361,7 +389,8 @@ class _Decoder:
                 if text is None:
                     raise _Undecodable(f"{fname}={value} names no operand")
                 return text
-            kind = "a" if "ACC" in f and fname in ACC_FIELDS and get_bits(word, f["ACC"]) else "v"
+            kind = "a" if "ACC" in f and fname in ACC_FIELDS and lay.name != MAI_LAYOUT and get_bits(word, f["ACC"]) \
+                else "v"
             return ops.reg_range(kind, value & 0xFF, op.dwords)
         if "s" in acc or "ttmp" in acc or "vcc" in acc or "null" in acc or "off" in acc:
             if "off" in acc and fname == "SADDR" and value in (0x7F, 0x7C if gen >= 11 else 0x7D):
@@ -428,6 +457,11 @@ class _Decoder:
             return "clamp" if bit("CLAMP") else None
         if name == "omod":
             return OMOD.get(bit("OMOD"))
+        if name in ("cbsz", "abid", "blgp") and name.upper() in f:
+            return f"{name}:{bit(name.upper())}" if bit(name.upper()) else None
+        if name == "neg" and "NEG" not in f and "BLGP" in f:    # f64 MFMA: BLGP holds neg (mai-gfx942.s:72)
+            v = bit("BLGP")
+            return f"neg:[{v & 1},{(v >> 1) & 1},{(v >> 2) & 1}]" if v else None
         if name == "unorm" and "UNRM" in f:   # the manuals' field name
             return name if bit("UNRM") else None
         if name == "dmask" and "DMASK" in f:

@@ -17,6 +17,7 @@ from gpuisa.codec.decoder import ACC_FIELDS, GLOBAL_ENCODINGS, SVE_BIT13_TARGETS
 from gpuisa.codec.operands import OperandError
 from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SCOPES, SDWA, th_code
 from gpuisa.codec.tables import (
+    MAI_LAYOUT,
     SOURCE_FIELDS,
     Form,
     Layout,
@@ -391,6 +392,16 @@ class _Encoder:
                     code = 0x7F     # gfx10 scratch with no address at all: ST mode
                 st.word |= put_bits(f[fname], code)
             return
+        if lay.name == MAI_LAYOUT and fname in ("VDST", "SRC0", "SRC1", "SRC2") and "a" in op.accepts and \
+                low.startswith("a"):
+            reg = _reg(low, tok)
+            if reg is not None and reg[0] == "a":   # an AGPR: ACC (A, B) or ACC_CD (C, D) bits (cdna2 VOP3P-MAI)
+                if reg[2] != op.dwords:
+                    raise _Attempt(tok.col, f"{text} is {reg[2]} dword(s), {op.name} takes {op.dwords}")
+                st.word |= put_bits(f[fname], reg[1] + (0 if fname == "VDST" else 256))
+                st.word |= put_bits(f["ACC_CD"], 1) if fname in ("VDST", "SRC2") else \
+                    put_bits(f["ACC"], 1 << (fname == "SRC1"))
+                return
         if fname in SOURCE_FIELDS and _width(lay, fname) == 9:
             code = self._source_code(op, low, tok, is_float)
             st.word |= put_bits(f[fname], code)
@@ -715,6 +726,12 @@ class _Encoder:
                     st.word |= put_bits(f["OPSEL_HI2"], (hi >> 2) & 1)
             else:
                 set_field("NEG" if name == "neg_lo" else "NEG_HI", bits)
+        elif name in ("cbsz", "abid", "blgp") and value and name.upper() in f:
+            need(name)
+            set_field(name.upper(), num(value))
+        elif name == "neg" and value and "NEG" not in f and "BLGP" in f:
+            need("neg")
+            set_field("BLGP", sum(b << i for i, b in enumerate(arr(value))))
         elif name == "dmask" and value and "DMASK" in f:
             set_field("DMASK", num(value))
         elif name == "dim" and value and "DIM" in f:

@@ -9,6 +9,7 @@ clamp, _mip mip level) and the dimensions of AMDGPUModifierSyntax.rst's `dim` ta
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 # dim code -> (spelling, coordinates, gradient values). Spellings and order: AMDGPUModifierSyntax.rst:541
@@ -51,6 +52,7 @@ class ImageArgs:
     bvh: bool
 
 
+@functools.lru_cache(maxsize=1024)
 def args_of(mnemonic: str) -> ImageArgs:
     """The address arguments of an image instruction, from its name (image_sample_c_d_cl_o ...)."""
     name = mnemonic.removeprefix("image_")

@@ -120,14 +120,34 @@ def scale_of(field: str, lay: Layout) -> int:
     width = sum(hi - lo + 1 for hi, lo in lay.fields[field])
     return SCALED_FIELDS[field] if width <= SCALED_MAX_WIDTH else 1
 SOURCE_FIELDS = ("SRC0", "SRC1", "SRC2", "SSRC0", "SSRC1")
+MAI_LAYOUT = "VOP3P-MAI"
+MAI_MODIFIERS = frozenset({"cbsz", "abid", "blgp"})
+
+
+def mai_acc(lay: Layout, field: str | None, word: int) -> bool:
+    """Whether a VOP3P-MAI operand field names an AGPR: ACC bit 0 for SRC0, bit 1 for SRC1, ACC_CD for
+    VDST and SRC2 (cdna2 manual, VOP3P-MAI fields)."""
+    f = lay.fields
+    if field in ("VDST", "SRC2"):
+        return bool(get_bits(word, f["ACC_CD"])) if "ACC_CD" in f else False
+    if field in ("SRC0", "SRC1") and "ACC" in f:
+        return bool((get_bits(word, f["ACC"]) >> (field == "SRC1")) & 1)
+    return False
 
 
 def field_for(op: Operand, lay: Layout) -> str | None:
     """The layout field an operand of a syntax row is encoded in (None: implicit or a modifier)."""
-    for cand in OPERAND_FIELDS.get(op.name, (op.name.upper(),)):
-        if cand in lay.fields:
-            return cand
-    return None
+    key = (op.name, lay.name, lay.width)
+    try:
+        return _FIELD_FOR[key]
+    except KeyError:
+        pass
+    found = next((c for c in OPERAND_FIELDS.get(op.name, (op.name.upper(),)) if c in lay.fields), None)
+    _FIELD_FOR[key] = found
+    return found
+
+
+_FIELD_FOR: dict[tuple[str, str, int], str | None] = {}
 
 
 def get_bits(word: int, bits: tuple[tuple[int, int], ...]) -> int:
@@ -346,6 +366,12 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
                               name in vop3_names)
         if op_field != "OP":
             continue   # VOPD pairs: not decoded yet
+        if encoding == "VOP3P" and MAI_LAYOUT in layouts and any(
+                o.name in MAI_MODIFIERS for r in form.rows.values() for o in r.operands):
+            # the manuals list the matrix instructions in the VOP3P opcode table and give their
+            # fields (ACC, ACC_CD, CBSZ, ABID, BLGP) in the VOP3P-MAI table (cdna2 manual, VOP3P-MAI)
+            form.layout = MAI_LAYOUT
+            lay = layouts[MAI_LAYOUT]
         if opcode in lay.forms:
             continue
         lay.forms[opcode] = form
