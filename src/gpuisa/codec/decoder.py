@@ -76,6 +76,16 @@ GLOBAL_ENCODINGS = frozenset({"GLOBAL", "VGLOBAL", "SCRATCH", "VSCRATCH"})
 _IMAGE_MODIFIERS = tuple(Operand(m, "modifier", (), 1, "", False, True) for m in image.MODIFIER_ORDER)
 
 
+def _lo128(op: Operand, text: str, reg: int, scalar_too: bool) -> str:
+    """A 16-bit source of a fake16 encoding reaches v0..v127 only; llvm-mc prints a higher VGPR with
+    a note naming the register class (gfx11_dasm_vop1.txt: v129/*Invalid register, operand has
+    'VS_32_Lo128' register class*/; VGPR-only sources: 'VGPR_32_Lo128', gfx11_dasm_vop1_dpp16.txt)."""
+    if reg <= 127 or op.role != "src" or "v" in op.accepts or "v16" not in op.accepts:
+        return text
+    cls = "VS_32_Lo128" if scalar_too else "VGPR_32_Lo128"
+    return f"{text}/*Invalid register, operand has '{cls}' register class*/"
+
+
 def _scratch_uses_vaddr(target: str, lay: Layout, word: int) -> bool:
     saddr = get_bits(word, lay.fields["SADDR"]) if "SADDR" in lay.fields else 0x7F
     if target in SVE_BIT13_TARGETS:
@@ -358,7 +368,7 @@ class _Decoder:
             src = ext & 0xFF
             if variant == "_sdwa" and (ext >> 23) & 1:   # SDWA S0 bit: src0 is an SGPR (gfx9+)
                 return ops.source_text(src, op.dwords, gen)
-            return ops.reg_range("v", src, op.dwords)
+            return _lo128(op, ops.reg_range("v", src, op.dwords), src, False)
         if fname is None:
             if name in ("simm32", "literal", "imm32") and literal is not None:
                 return f"0x{literal:x}"
@@ -379,7 +389,7 @@ class _Decoder:
             text = ops.source_text(value, op.dwords, gen)
             if text is None:
                 raise _Undecodable(f"{fname}={value} names no operand on {self.t.target}")
-            return text
+            return _lo128(op, text, value - 256, True) if value >= 256 else text
         if "v16" in acc and "v" not in acc:
             acc = (*acc, "v")
         if "v" in acc and ("s" not in acc or fname in ("VDST", "VSRC1", "ADDR", "VADDR", "DATA", "DATA0", "DATA1",
@@ -391,7 +401,7 @@ class _Decoder:
                 return text
             kind = "a" if "ACC" in f and fname in ACC_FIELDS and lay.name != MAI_LAYOUT and get_bits(word, f["ACC"]) \
                 else "v"
-            return ops.reg_range(kind, value & 0xFF, op.dwords)
+            return _lo128(op, ops.reg_range(kind, value & 0xFF, op.dwords), value & 0xFF, False)
         if "s" in acc or "ttmp" in acc or "vcc" in acc or "null" in acc or "off" in acc:
             if "off" in acc and fname == "SADDR" and value in (0x7F, 0x7C if gen >= 11 else 0x7D):
                 return "off"
