@@ -22,7 +22,7 @@ console = Console(highlight=False)
 
 
 def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = True, pending: bool = False,
-                        accept_drop: bool = False) -> None:
+                        accept_drop: bool = False, equivalents: bool = True) -> None:
     from gpuisa.build import build  # heavy: the build loads numpy, lark and z3 (equivalents)
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -34,7 +34,8 @@ def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = T
                 tasks[stage] = progress.add_task(f"reading {stage}", total=total)
             progress.update(tasks[stage], completed=done, total=total)
 
-        report = build(sources, target, update, jobs, verify, pending=pending, accept_drop=accept_drop)
+        report = build(sources, target, update, jobs, verify, equivalents=equivalents, pending=pending,
+                       accept_drop=accept_drop)
     table = Table(title="Coverage: instruction entries in each manual's opcode tables found in the catalog")
     for col in ("arch", "table entries", "in catalog", "%", "with manual text", "skipped items"):
         table.add_column(col, justify="right" if col != "arch" else "left")

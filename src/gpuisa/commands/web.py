@@ -32,12 +32,14 @@ def register(app: typer.Typer) -> None:
 
 def _ensure_catalog(catalog: Path | None, sources: Path | None, pending: bool = False) -> Path:
     """The catalog path, building it from the sources first when it does not exist yet (without
-    tool verification: fast; `pending` marks it as one that a verified build will replace)."""
+    tool verification: fast; `pending` marks it as one that a verified build will replace, and leaves
+    the cross-vendor equivalents, the slowest stage on a cold cache, to that build)."""
     path = catalog or paths.default_catalog()
     if not path.is_file():
         output_file(path, "catalog")
         console.print(f"No catalog at {path}; building it from the sources first (verification follows).")
-        build_with_progress(sources or paths.default_sources(), path, jobs=2, verify=False, pending=pending)
+        build_with_progress(sources or paths.default_sources(), path, jobs=2, verify=False, pending=pending,
+                            equivalents=not pending)
     return path
 
 
