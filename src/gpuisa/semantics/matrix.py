@@ -407,3 +407,58 @@ def decode_elements(raw: np.ndarray, fmt: str) -> np.ndarray:
     if fmt == "i8":
         return raw.astype(np.uint8).view(np.int8).astype(np.int64)
     return lowp.decode(raw, lowp.FORMATS[fmt]).astype(np.float64)
+
+
+# ------------------------------------------------------------------ the instruction page's matrix section
+
+
+def page_view(name: str, arch: str) -> dict | None:
+    """Shape, types and the register layout of A, B and C/D as grids (register x lane -> element), for the
+    instruction page; None for a name that is not a matrix instruction. Where the layout is not modelled,
+    `layout_note` says why and `layouts` is empty."""
+    if not is_matrix_name(name):
+        return None
+    shape = parse_name(name)
+    fa, bits_a = element_format(shape.a, arch)
+    fb, bits_b = element_format(shape.b, arch)
+    view: dict = {"shape": {"M": shape.m, "N": shape.n, "K": shape.k, "blocks": shape.blocks, "wave": shape.wave},
+                  "types": {"A": fa if shape.a != "f8f6f4" else "f8f6f4 (FP8, BF8, FP6, BF6 or FP4 by CBSZ/BLGP)",
+                            "B": fb if shape.b != "f8f6f4" else "f8f6f4", "C": shape.c_type, "D": shape.out},
+                  "sparse": shape.sparse, "scaled": shape.scaled, "scale_block": shape.scale_block,
+                  "layouts": [], "layout_note": ""}
+    if not layout_known(shape, arch):
+        view["layout_note"] = ("The register layout is not modelled: " +
+                               ("the sparse index registers' layout has no source here." if shape.sparse else
+                                f"no source in the manuals read here gives the {arch} WMMA layout as text."))
+        return view
+    try:
+        grids = [_grid(shape, op, bits) for op, bits in (("A", bits_a), ("B", bits_b), ("D", 32))]
+    except EvalError as exc:
+        view["layout_note"] = f"The register layout is not modelled: {exc.reason}"
+        return view
+    view["layouts"] = grids
+    view["layout_note"] = ("Inferred, not read from a source: the WMMA layout's diagrams are images "
+                           "(rdna3/README.md:2625-2629); lanes 16-31 repeat lanes 0-15 for A and B (:2611)."
+                           if shape.family == "wmma" else
+                           "From the cdna3 manual's layout rules and example tables (cdna3/README.md:1552-1642), "
+                           "generalised to every shape and block count.")
+    return view
+
+
+def _grid(shape: MatrixShape, operand: str, bits: int) -> dict:
+    lay = layout(shape, operand, bits)
+    blocks, rows, cols = lay.shape[:3]
+    cells: dict[tuple[int, int], dict[int, str]] = {}
+    for b in range(blocks):
+        for i in range(rows):
+            for j in range(cols):
+                lane, reg, bit = (int(v) for v in lay[b, i, j])
+                label = f"{operand}[{i},{j}]" if blocks == 1 else f"{operand}[{b},{i},{j}]"
+                cells.setdefault((reg, bit), {})[lane] = label
+    lanes = shape.wave
+    out_rows = [{"register": f"v{reg}" + (f"[{bit + bits - 1}:{bit}]" if bits < 32 else ""),
+                 "cells": [row.get(lane, "") for lane in range(lanes)]}
+                for (reg, bit), row in sorted(cells.items())]
+    size = {"A": (shape.m, shape.k), "B": (shape.k, shape.n), "D": (shape.m, shape.n)}[operand]
+    return {"operand": "C/D" if operand == "D" else operand, "size": f"{size[0]}x{size[1]}", "lanes": list(range(lanes)),
+            "rows": out_rows}

@@ -445,6 +445,7 @@ class Site:
             "targets": targets_view(doc.targets, doc.arch),
             "equivalents": self.equivalents(doc.equivalents, links, doc.arch),
             "errata": doc.errata,
+            "matrix": matrix_view(doc.name, doc.arch),
         }
         return self.render("instruction.html", links, **ctx)
 
@@ -535,6 +536,15 @@ class Site:
                     in_arch = arch if arch and hit[1] == "amd" and hit[0] in self.members(arch) else None
                     sugg.append((hit[0], links.instr(hit[0], in_arch, hit[1])))
         return self.error_page(links, 404, str(exc), sugg)
+
+
+def matrix_view(name: str, arch: str) -> dict | None:
+    """Shape, types and lane layouts of an MFMA/WMMA instruction (semantics.matrix), None for others."""
+    from gpuisa.semantics import matrix  # numpy and ml_dtypes load only when a matrix page is drawn
+
+    if not matrix.MATRIX_FAMILY.match(name):
+        return None
+    return matrix.page_view(name, arch)
 
 
 def amd_examples(examples: list[Example], arch: str, links: Links | None = None) -> list[ExampleView]:
