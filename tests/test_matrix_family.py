@@ -128,8 +128,14 @@ def test_bf16_output_with_f32_accumulator() -> None:
 def test_int4_inputs_are_checked() -> None:
     shape = mx.parse_name("v_wmma_i32_16x16x16_iu4")
     assert shape.a == "iu4"
-    with pytest.raises(EvalError, match=r"\[-8, 7\]"):
-        mx.multiply(shape, np.full((16, 16), 8), np.ones((16, 16)), np.zeros((16, 16)), arch="rdna3")
+    # signed [-8, 7] or unsigned [0, 15] by the NEG bit (rdna3/README.md:2389), never both in one matrix
+    assert "signed(1)/unsigned(0)" in manual_line("rdna3", 2389)
+    bad = np.full((16, 16), 15)
+    bad[0, 0] = -1
+    with pytest.raises(EvalError, match=r"\[-8, 7\] \(signed\) or \[0, 15\]"):
+        mx.multiply(shape, bad, np.ones((16, 16)), np.zeros((16, 16)), arch="rdna3")
+    assert (mx.multiply(shape, np.full((16, 16), 15), np.ones((16, 16), dtype=int), np.zeros((16, 16), dtype=int),
+                        arch="rdna3") == 15 * 16).all()
     d = mx.multiply(shape, np.full((16, 16), -8), np.full((16, 16), 7), np.zeros((16, 16), dtype=int), arch="rdna3")
     assert (d == -8 * 7 * 16).all()
 

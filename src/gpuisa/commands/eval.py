@@ -47,6 +47,8 @@ def register(app: typer.Typer) -> None:
         lanes: Annotated[bool, typer.Option("--lanes", help="matrix instructions: show the register view")] = False,
         coverage: Annotated[bool, typer.Option("--coverage", help="per arch: share of VALU/SALU pseudocode that "
                                                                   "parses and evaluates (--arch for one)")] = False,
+        mma_table: Annotated[bool, typer.Option("--mma-table", help="PTX mma/wmma/wgmma products and their AMD "
+                                                                    "counterparts per arch, with evidence")] = False,
     ) -> None:
         """Evaluate the manual's pseudocode: gpuisa eval v_sad_u32 --arch rdna3 S0=5 S1=3 S2=10.
 
@@ -56,6 +58,9 @@ def register(app: typer.Typer) -> None:
 
         if coverage:
             _coverage(open_catalog(catalog), [resolve_arch(arch).key] if arch else [a.key for a in ARCHS], as_json)
+            return
+        if mma_table:
+            _mma_table(open_catalog(catalog), name, as_json)
             return
         if name is None:
             raise GpuisaError("give an instruction name (gpuisa eval v_sad_u32 --arch rdna3 S0=5 ...) or --coverage")
@@ -132,3 +137,29 @@ def _coverage(texts, archs: list[str], as_json: bool) -> None:
     for a, r in report.items():
         typer.echo(f"{a:8} VALU {r.get('VALU', 0):5.1f}%  SALU {r.get('SALU', 0):5.1f}%  ({len(r['failures'])} failures; "
                    "--json lists them with reason and manual line)")
+
+
+def _mma_table(cat, only: str | None, as_json: bool) -> None:
+    """`gpuisa eval --mma-table [FORM] [--json]`: each PTX matrix product and its AMD counterparts, evaluated."""
+    import numpy as np
+
+    from gpuisa.semantics import matrix, mma_table  # heavy: numpy
+
+    forms = []
+    for name in mma_table.PTX_MATRIX_INSTRUCTIONS:
+        doc = cat.show_ptx(name)
+        forms += [f.form for f in doc.forms] if doc is not None else []
+    if only:
+        forms = [f for f in forms if f == only or f.startswith(only)]
+        if not forms:
+            raise GpuisaError(f"{only}: no PTX mma/wmma.mma/wgmma.mma_async form starts with it")
+    names = {a: [n for n in cat.instruction_docs(a) if matrix.MATRIX_FAMILY.match(n)] for a in mma_table.AMD_ARCHS}
+    rows = mma_table.table(forms, names, np.random.default_rng(0))
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    for r in rows:
+        typer.echo(f"{r['family']} {r['ptx']}  ({len(r['forms'])} forms)")
+        for c in r["counterparts"]:
+            what = (f"{c['instruction']} x{c['count']} ({c['level']})" if c["level"] != "none" else f"none: {c['reason']}")
+            typer.echo(f"  {c['arch']:6} {what}" + (f"; {'; '.join(c['restrictions'])}" if c["restrictions"] else ""))

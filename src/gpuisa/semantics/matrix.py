@@ -36,9 +36,10 @@ _NAME = re.compile(r"^v_(?P<fam>mfma|wmma|smfmac|swmmac)(?P<scale>_scale(?P<sblo
                    r"(?P<m>\d+)x(?P<n>\d+)x(?P<k>\d+)(?:_(?P<b>\d+)b)?_?(?P<ins>[a-z0-9_]+?)(?:_1k)?$")
 
 # Input type words in names -> (element format key, bits). fp8/bf8 take the arch's flavour.
-# IU8 / IU4 inputs are signed or unsigned by the NEG bits (rdna3/README.md:2389: NEG[1:0] = signed(1)/unsigned(0)); signed here.
+# IU8 / IU4 inputs are signed or unsigned by the NEG bits (rdna3/README.md:2389: NEG[1:0] = signed(1)/unsigned(0)):
+# an IU matrix holds either range, the NEG bit the caller sets says which.
 _INPUT = {"f16": ("f16", 16), "bf16": ("bf16", 16), "f32": ("f32", 32), "xf32": ("f32", 32), "f64": ("f64", 64),
-          "i8": ("i8", 8), "iu8": ("i8", 8), "iu4": ("i4", 4), "fp8": ("fp8", 8), "bf8": ("bf8", 8),
+          "i8": ("i8", 8), "iu8": ("iu8", 8), "iu4": ("iu4", 4), "fp8": ("fp8", 8), "bf8": ("bf8", 8),
           "f4": ("fp4", 4)}
 # CBSZ / BLGP codes of the F8F6F4 forms (cdna4/README.md:10557): format and bits per element.
 F8F6F4_CODES = {0: ("fp8", 8), 1: ("bf8", 8), 2: ("fp6", 6), 3: ("bf6", 6), 4: ("fp4", 4)}
@@ -207,11 +208,14 @@ def element_format(t: str, arch: str, code: int | None = None) -> tuple[str, int
 def quantize(x: np.ndarray, fmt: str) -> np.ndarray:
     """Values -> the nearest values of the element format (round to nearest even), as float64/int64."""
     x = np.asarray(x)
-    if fmt in ("i8", "i4"):
-        lim = 128 if fmt == "i8" else 8
+    if fmt in ("i8", "iu8", "iu4"):
+        lim = 8 if fmt == "iu4" else 128
         xi = np.asarray(x, dtype=np.int64)
-        if ((xi < -lim) | (xi >= lim)).any() or not np.array_equal(xi, x):
-            raise EvalError(f"an {fmt} matrix holds integers in [{-lim}, {lim - 1}]")
+        signed_ok = ((xi >= -lim) & (xi < lim)).all()
+        unsigned_ok = fmt != "i8" and ((xi >= 0) & (xi < 2 * lim)).all()
+        if not (signed_ok or unsigned_ok) or not np.array_equal(xi, x):
+            extra = f" (signed) or [0, {2 * lim - 1}] (unsigned, NEG bit clear)" if fmt != "i8" else ""
+            raise EvalError(f"an {fmt} matrix holds integers in [{-lim}, {lim - 1}]{extra}")
         return xi
     if fmt == "f16":
         return x.astype(np.float16).astype(np.float64)
@@ -390,8 +394,8 @@ def encode_elements(x: np.ndarray, fmt: str) -> np.ndarray:
         return x.astype(np.float16).view(np.uint16).astype(np.uint64)
     if fmt == "f32":
         return x.astype(np.float32).view(np.uint32).astype(np.uint64)
-    if fmt == "i8":
-        return x.astype(np.int64).astype(np.uint8).astype(np.uint64)
+    if fmt in ("i8", "iu8", "iu4"):
+        return x.astype(np.int64).astype(np.uint8).astype(np.uint64) & np.uint64(0xF if fmt == "iu4" else 0xFF)
     f = lowp.FORMATS[fmt]
     if f.bits < 8:
         return x.astype(np.float32).astype(f.dtype).view(np.uint8).astype(np.uint64) & np.uint64((1 << f.bits) - 1)
