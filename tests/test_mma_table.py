@@ -62,3 +62,21 @@ def test_every_ptx_matrix_product_has_a_decided_row() -> None:
             assert c["level"] == "none" or c["evidence"], r["ptx"]
     decided = [c for r in rows for c in r["counterparts"] if not c["reason"].startswith("not decided")]
     assert len(decided) >= 0.6 * sum(len(r["counterparts"]) for r in rows)
+
+
+def test_cli_mma_table(catalog_path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-c", "from gpuisa.cli import main; main()", "eval", "--mma-table",
+           "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "--json", "--catalog", str(catalog_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert [row["ptx"] for row in rows] == ["m16n8k16 D.f32 = A.f16 x B.f16 + C.f32"]
+    by_arch = {c["arch"]: c for c in rows[0]["counterparts"]}
+    assert by_arch["rdna3"]["instruction"] == "v_wmma_f32_16x16x16_f16" and by_arch["rdna3"]["evidence"]
+    r = subprocess.run([*cmd[:4], "--mma-table", "mma.nope", "--catalog", str(catalog_path)], capture_output=True,
+                       text=True, timeout=300, check=False)
+    assert r.returncode == 2 and r.stderr.startswith("gpuisa: error:")
