@@ -130,6 +130,36 @@ def test_negative_checks_are_not_examples(docs, sources):
     assert sum(t.total for t in check_examples(docs, res.examples).families.values()) == len(res.examples)
 
 
+def run_cli(argv: list[str]) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    from gpuisa.cli import main
+
+    err, out = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out), pytest.raises(SystemExit) as exc:
+        main(argv)
+    return int(exc.value.code or 0), out.getvalue(), err.getvalue()
+
+
+def test_cli_one_file_json_and_bad_input(sources, monkeypatch):
+    import json
+
+    monkeypatch.setenv("GPUISA_SOURCES", str(sources))
+    path = sources / MC / "gfx10_asm_ds.s"
+    code, out, err = run_cli(["check-operands", "--file", str(path), "--json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    fam = doc["families"]["GFX10"]
+    assert fam["total"] == len(read_file(path, sources).examples) and fam["rate"] >= 0.99
+    assert all(m["example"].startswith(f"{MC}/gfx10_asm_ds.s:") for m in fam["mismatches"])
+    for argv, why in ((["check-operands", "--family", "GFX99"], "no syntax family 'GFX99'"),
+                      (["check-operands", "--file", str(sources / "nope.s")], "no such MC test file"),
+                      (["check-operands", "--top", "-1"], "must be 0 or more")):
+        code, out, err = run_cli(argv)
+        assert code == 2 and err.startswith("gpuisa: error: ") and why in err and len(err.splitlines()) == 1, err
+
+
 # Families whose page parses 99% of their examples today; the others are listed (errata) in the report.
 AT_99 = ("GFX7", "GFX8", "GFX900", "GFX904", "GFX10", "GFX1013", "GFX11")
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -204,9 +205,14 @@ TRUE16_RULE = f"{_OPERANDS}:126 (v (16-bit): 'This section is incomplete ... sti
 class RowMatcher:
     """Matches one example's text against the rows of one page chain (one wave size)."""
 
-    def __init__(self, docs: SyntaxDocs, chain: tuple[str, ...], wave64: bool, gen: int) -> None:
+    def __init__(self, docs: SyntaxDocs, chain: tuple[str, ...], wave64: bool, gen: int,
+                 rows_of: Callable[[str], dict[str, Row]] | None = None) -> None:
         self.docs = docs
-        self.rows = syntax_rows(docs, chain, wave64)
+        self.rows_of = rows_of or (lambda fam: syntax_rows(docs, (fam,), wave64))
+        self.rows: dict[str, Row] = {}
+        for fam in chain:   # the most specific page first, as syntax_rows merges a chain
+            for key, row in self.rows_of(fam).items():
+                self.rows.setdefault(key, row)
         self._fallback: dict[str, Row] | None = None
         self.chain, self.wave64, self.gen = chain, wave64, gen
         self.fconst_all = any(f in FCONST_MEANS_CONSTANT for f in chain)
@@ -215,7 +221,7 @@ class RowMatcher:
     @property
     def fallback(self) -> dict[str, Row]:
         if self._fallback is None:
-            self._fallback = fallback_rows(self.docs, self.chain, self.wave64)
+            self._fallback = fallback_rows(self.docs, self.chain, self.wave64, self.rows_of)
         return self._fallback
 
     def candidates(self, rows: dict[str, Row], mnemonic: str) -> list[Row]:
@@ -540,6 +546,15 @@ def check_examples(docs: SyntaxDocs, examples: list[McExample]) -> OperandReport
     """Every example against the rows of each family serving one of its targets."""
     rep = OperandReport()
     matchers: dict[tuple[tuple[str, ...], bool], RowMatcher] = {}
+    page_rows: dict[tuple[str, bool], dict[str, Row]] = {}
+
+    def rows_for(wave: bool) -> Callable[[str], dict[str, Row]]:
+        def rows_of(fam: str) -> dict[str, Row]:
+            if (fam, wave) not in page_rows:
+                page_rows[(fam, wave)] = syntax_rows(docs, (fam,), wave)
+            return page_rows[(fam, wave)]
+        return rows_of
+
     verdicts: dict[tuple[tuple[str, ...], bool | None, bool, str], tuple[str, str, str]] = {}
     buckets: dict[str, tuple[str, tuple[str, ...], str] | None] = {}
     for ex in examples:
@@ -567,7 +582,7 @@ def check_examples(docs: SyntaxDocs, examples: list[McExample]) -> OperandReport
                 for wave in (w64,) if w64 is not None else (False, True):
                     m = matchers.get((chain, wave))
                     if m is None:
-                        m = matchers[(chain, wave)] = RowMatcher(docs, chain, wave, generation(target))
+                        m = matchers[(chain, wave)] = RowMatcher(docs, chain, wave, generation(target), rows_for(wave))
                     got = m.check(ex.asm, true16)
                     if got[0] != MISMATCH or not verdict[1]:
                         verdict = got
@@ -583,12 +598,49 @@ def check_examples(docs: SyntaxDocs, examples: list[McExample]) -> OperandReport
     return rep
 
 
-def run(sources: Path, processes: int | None = None) -> OperandReport:
-    """Read the syntax pages and the MC corpus under `sources` and check every example."""
+def known_families(docs: SyntaxDocs) -> list[str]:
+    """The family buckets a report can hold: one per page serving a target of the catalog's archs or
+    a GENERATION_PAGES generation."""
+    targets = [*TARGET_TO_ARCH, "gfx700", "gfx801"]
+    return sorted({fam[0] for t in targets if (fam := family_of(docs, t)) is not None})
+
+
+_DOCS: dict[str, SyntaxDocs] = {}
+
+
+def read_docs(sources: Path) -> SyntaxDocs:
+    """The syntax pages under `sources`, read once per process (a read takes seconds)."""
     from gpuisa.sources import layout
-    from gpuisa.sources.llvm_mc import read_corpus
     from gpuisa.sources.llvm_syntax_docs import read_syntax_docs
 
-    docs = read_syntax_docs(layout.llvm_docs(sources), f"{layout.LLVM_TREE}/llvm/docs")
-    corpus = read_corpus(sources, processes=processes)
-    return check_examples(docs, corpus.examples)
+    key = str(Path(sources).resolve())
+    if key not in _DOCS:
+        _DOCS[key] = read_syntax_docs(layout.llvm_docs(sources), f"{layout.LLVM_TREE}/llvm/docs")
+    return _DOCS[key]
+
+
+def run(sources: Path, files: list[Path] | None = None, families: list[str] | None = None,
+        processes: int | None = None) -> OperandReport:
+    """Check the MC examples under `sources` (or only those of `files`) against the syntax pages.
+
+    An unknown family or a file that is not an MC test file is one GpuisaError, raised before the
+    corpus is read."""
+    from gpuisa.errors import GpuisaError
+    from gpuisa.sources.llvm_mc import read_corpus, read_file
+
+    docs = read_docs(sources)
+    if not docs.families:
+        raise GpuisaError(f"no LLVM AMDGPU syntax pages under {sources}; run `gpuisa fetch` or set GPUISA_SOURCES")
+    known = known_families(docs)
+    for fam in families or []:
+        if fam not in known:
+            raise GpuisaError(f"no syntax family {fam!r}; known: {', '.join(known)}")
+    if files:
+        examples: list[McExample] = []
+        for f in files:
+            if not Path(f).is_file():
+                raise GpuisaError(f"{f}: no such MC test file")
+            examples += read_file(Path(f), Path(sources) if Path(f).resolve().is_relative_to(
+                Path(sources).resolve()) else None).examples
+        return check_examples(docs, examples)
+    return check_examples(docs, read_corpus(sources, processes=processes).examples)

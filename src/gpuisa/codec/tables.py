@@ -13,6 +13,7 @@ import os
 import pickle
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -300,14 +301,17 @@ def _variants(base: str, encoding: str, rows: dict[str, Row], promoted: bool, wa
     return out
 
 
-def fallback_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]:
+def fallback_rows(docs, families: tuple[str, ...], wave64: bool,
+                  rows_of: Callable[[str], dict[str, Row]] | None = None) -> dict[str, Row]:
     """Rows of the other pages, for a mnemonic the target's pages lack (gfx1250 has no page of its own;
-    GFX12's lacks its DPP rows and newer instructions): the newest page whose row links every operand
-    to its page."""
-    others = tuple(sorted((k for k in docs.families if k not in families), key=_family_order, reverse=True))
+    GFX12's lacks its DPP rows and newer instructions): a page of the same generation first (GFX10's
+    s_atc_probe for gfx1030), then the newest page, whose row links every operand to its page."""
+    gens = {_family_order(k)[0] for k in families}
+    others = tuple(sorted((k for k in docs.families if k not in families),
+                          key=lambda k: (_family_order(k)[0] in gens, _family_order(k)), reverse=True))
     fallback: dict[str, Row] = {}
     for fam in others:
-        for mnemonic, row in syntax_rows(docs, (fam,), wave64).items():
+        for mnemonic, row in (rows_of(fam) if rows_of else syntax_rows(docs, (fam,), wave64)).items():
             if mnemonic not in fallback or (_incomplete(fallback[mnemonic]) and not _incomplete(row)):
                 fallback[mnemonic] = row
     return fallback

@@ -127,7 +127,9 @@ def check_llvm(target: Annotated[list[str] | None, typer.Option("--target", help
 
 def check_operands(family: Annotated[list[str] | None, typer.Option(
                        "--family", help="Syntax family to list (GFX9, GFX11, 'GFX12 (rdna4)' ...; repeatable).")] = None,
-                   samples: Annotated[int, typer.Option(help="Mismatches to list per family (0: none).")] = 3,
+                   file: Annotated[list[Path] | None, typer.Option(
+                       "--file", "-f", help="Check only this LLVM MC test file (repeatable).")] = None,
+                   samples: Annotated[int, typer.Option(help="Mismatches to list per class (0: none).")] = 3,
                    top: Annotated[int, typer.Option(help="Mismatch classes to list per family.")] = 8,
                    sources: Annotated[Path | None, typer.Option("--sources", help="Vendor sources folder.")] = None,
                    as_json: Annotated[bool, typer.Option("--json", help="Every family with every mismatch.")] = False,
@@ -136,12 +138,10 @@ def check_operands(family: Annotated[list[str] | None, typer.Option(
     from gpuisa import paths
     from gpuisa.codec.operand_check import run
 
-    rep = run(sources or paths.default_sources())
-    if family:
-        unknown = [f for f in family if f not in rep.families]
-        if unknown:
-            raise GpuisaError(f"no syntax family {unknown[0]!r}; known: {', '.join(sorted(rep.families))}")
-    chosen = sorted(family or rep.families)
+    if samples < 0 or top < 0:
+        raise GpuisaError("--samples and --top must be 0 or more")
+    rep = run(sources or paths.default_sources(), files=file, families=family)
+    chosen = [f for f in sorted(rep.families) if not family or f in family]
     if as_json:
         doc = rep.to_json()
         doc["families"] = {k: v for k, v in doc["families"].items() if k in chosen}
@@ -156,9 +156,8 @@ def check_operands(family: Annotated[list[str] | None, typer.Option(
     if rep.invalid_text:
         print(f"skipped {rep.invalid_text} disassembler checks printing /*Invalid ...*/ (not valid examples)")
     for fam in chosen:
-        t = rep.families[fam]
         kinds: dict[str, list] = {}
-        for m in t.mismatches:
+        for m in rep.families[fam].mismatches:
             kinds.setdefault(m.kind, []).append(m)
         for kind, ms in sorted(kinds.items(), key=lambda kv: -len(kv[1]))[:top]:
             print(f"  {fam} erratum x{len(ms)}: {kind}")
