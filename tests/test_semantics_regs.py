@@ -57,3 +57,15 @@ def test_unknown_register_is_named() -> None:
     sem = amd_semantics("V_MOVRELS_B32", "rdna3", TEXTS)
     with pytest.raises(EvalError, match=r"register VGPR\[17\] has no value; give it as VGPR\[17\]=VALUE"):
         evaluate(sem.text, {"SRC0": 7, "M0": 10}, sem.style, machine=machine_for("rdna3"))
+
+
+def test_eval_api_takes_registers_by_name() -> None:
+    """`gpuisa eval v_movrels_b32 --arch rdna3 SRC0=7 M0=10 VGPR[17]=5` -> D0 = 5 (the v5 <= v17 example,
+    rdna3/README.md:10075)."""
+    from gpuisa.semantics.api import eval_amd, parse_assignments
+
+    assert "v5 <= v17" in manual_line("rdna3", 10075)
+    out = eval_amd("v_movrels_b32", "rdna3", parse_assignments(["SRC0=7", "M0=10", "VGPR[17]=5"]), TEXTS)
+    assert out["outputs"] == {"D0": 5}
+    assert eval_amd("v_movreld_b32", "rdna3", parse_assignments(["DST=5", "M0=10", "S0=9"]),
+                    TEXTS)["outputs"] == {"VGPR[15]": 9}

@@ -269,3 +269,48 @@ def table(forms: list[str], names_by_arch: dict[str, list[str]], rng: np.random.
             cps = [check(p, cp, rng, trials=1) for cp in cps]
         out.append({**row, "counterparts": [cp.as_dict() for cp in cps]})
     return out
+
+
+# ------------------------------------------------------------------ PTX fragments (which thread holds which element)
+
+_MMA_MD = "ptx-isa-9.4/9-instruction-set/9.7.16.5-matrix-multiply-accumulate-operation-usingmmainstruction.md"
+
+
+def fragment_layout(ptx: PtxMma, operand: str) -> np.ndarray:
+    """For every element (row, col) of A, B or C/D of mma.m16n8k16 with 16-bit A/B: (lane, fragment index i),
+    from the manual's formulas (groupID = %laneid >> 2, threadID_in_group = %laneid % 4): A at
+    9.7.16.5.8 line 956, B line 1012, C/D line 1092 of the file named in _MMA_MD."""
+    if (ptx.family, ptx.m, ptx.n, ptx.k) != ("mma", 16, 8, 16) or ptx.a not in ("f16", "bf16"):
+        raise EvalError(f"{ptx.key}: fragment layouts are modelled for mma.m16n8k16 with f16/bf16 A and B only")
+    lanes = np.arange(32)
+    group, tid = lanes >> 2, lanes % 4
+    count = {"A": 8, "B": 4, "C": 4, "D": 4}[operand]
+    rows, cols = {"A": (16, 16), "B": (16, 8), "C": (16, 8), "D": (16, 8)}[operand]
+    out = np.full((rows, cols, 2), -1)
+    for i in range(count):
+        if operand == "A":
+            r = group + (8 if i in (2, 3, 6, 7) else 0)
+            c = tid * 2 + (i & 1) + (8 if i >= 4 else 0)
+        elif operand == "B":
+            r = tid * 2 + (i & 1) + (8 if i >= 2 else 0)
+            c = group
+        else:
+            r = group + (8 if i >= 2 else 0)
+            c = tid * 2 + (i & 1)
+        out[r, c, 0] = lanes
+        out[r, c, 1] = i
+    return out
+
+
+def to_fragments(ptx: PtxMma, operand: str, matrix: np.ndarray) -> np.ndarray:
+    """Matrix -> fragments (32 lanes x elements per thread)."""
+    lay = fragment_layout(ptx, operand)
+    frags = np.zeros((32, int(lay[..., 1].max()) + 1), dtype=np.asarray(matrix).dtype)
+    frags[lay[..., 0], lay[..., 1]] = matrix
+    return frags
+
+
+def from_fragments(ptx: PtxMma, operand: str, frags: np.ndarray) -> np.ndarray:
+    """Fragments (32 lanes x elements per thread) -> matrix."""
+    lay = fragment_layout(ptx, operand)
+    return np.asarray(frags)[lay[..., 0], lay[..., 1]]
