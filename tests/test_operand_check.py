@@ -161,7 +161,7 @@ def test_cli_one_file_json_and_bad_input(sources, monkeypatch):
 
 
 # Families whose page parses 99% of their examples today; the others are listed (errata) in the report.
-AT_99 = ("GFX7", "GFX8", "GFX900", "GFX904", "GFX10", "GFX1013", "GFX11")
+AT_99 = ("GFX7", "GFX8", "GFX900", "GFX904", "GFX10", "GFX1013", "GFX1030", "GFX11")
 
 
 @pytest.mark.slow
