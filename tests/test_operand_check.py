@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuisa.codec.operand_check import MISMATCH, PAGE, RowMatcher, check_examples
+from gpuisa.codec.operand_check import MISMATCH, PAGE, TRUE16, RowMatcher, check_examples
 from gpuisa.sources.llvm_mc import read_file
 from gpuisa.sources.llvm_syntax_docs import lookup, read_syntax_docs
 
@@ -106,6 +106,21 @@ def test_gfx12_vop3_src0_slip_reads_the_rows_own_src1_page(docs, sources):
     m = RowMatcher(docs, ("GFX12",), False, 12)
     assert m.check("v_fma_f64 v[0:1], v[2:3], v[4:5], v[6:7]")[0] == PAGE
     assert m.check("v_fma_f64 v[0:1], v2, v[4:5], v[6:7]")[0] == MISMATCH
+
+
+def test_true16_halves_are_counted_apart(docs, sources):
+    """The pages describe 16-bit operands as whole VGPRs and say their 16-bit register syntax is unfinished;
+    a real-true16 check line (v128.h, op_sel for the high half) parses only under the named rule."""
+    assert "This section is incomplete" in _line(sources, f"{DOCS_REL}/AMDGPUOperandSyntax.rst", 126)
+    lines = (sources / MC / "gfx11_asm_vop1_t16_promote.s").read_text().splitlines()
+    assert any("+real-true16" in ln for ln in lines if ln.startswith("// RUN"))
+    # LLVM's check line: "// GFX11: v_ceil_f16_e64 v128.h, 0xfe0b op_sel:[0,1] ; encoding: [...]"
+    check = next(ln for ln in lines if ln.startswith("// GFX11: v_ceil_f16_e64 v128.h, 0xfe0b"))
+    check = check.removeprefix("// GFX11:").split(";")[0].strip()
+    m = RowMatcher(docs, ("GFX11",), False, 11)
+    assert m.check(check, true16=True)[0] == TRUE16
+    assert m.check(check, true16=False)[0] == MISMATCH
+    assert m.check("v_ceil_f16_e64 v[0:1], v1", true16=True)[0] == MISMATCH
 
 
 def test_sample_per_family(docs, sources):
