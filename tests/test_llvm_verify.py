@@ -209,6 +209,24 @@ def test_operand_complaint_is_never_an_instruction_verdict(cache):
     assert only[0].message.startswith("operands: lds_direct is not supported on this GPU")
 
 
+@tools
+@needs_llvm_mc
+@needs_sources
+def test_operands_adapted_to_the_target_settle_an_inconclusive_verdict(cache):
+    # misaligned-vgpr-tuples-err.s:97: gfx90a refuses 64-bit VGPR tuples at an odd register; the
+    # tests' `v_mul_f64 v[5:6], v[1:2], v[2:3]` (gfx7-gfx9 files) is such a line
+    assert "vgpr tuples must be 64 bit aligned" in (ASM / "misaligned-vgpr-tuples-err.s").read_text().splitlines()[96]
+    odd = example("v_mul_f64 v[5:6], v[1:2], v[2:3]", "gfx900")
+    [plain] = v.assemble([odd.asm], "gfx950", cache=cache)
+    assert not plain.ok and not v.instruction_level(plain.message)
+    [got] = v.verify_support({"V_MUL_F64": [odd]}, ["gfx950"], cache=cache, skip_evidenced=False)
+    assert got.verdict == "supported" and got.line == "v_mul_f64 v[4:5], v[0:1], v[2:3]"
+    assert got.message == "adapted from x.s:1 (even-aligned register pairs)"
+    # gfx90a_ldst_acc.s:4491: no AGPR loads and stores before gfx90a: the line is retried with VGPRs
+    agpr = example("buffer_store_dword a1, off, s[12:15], s4", "gfx90a")
+    assert ("buffer_store_dword v1, off, s[12:15], s4", "VGPRs for AGPRs") in v.repaired(agpr.asm, "gfx908")
+
+
 def test_instruction_level_messages():
     # AMDGPUAsmParser: "instruction not supported on this GPU" / "invalid instruction" name the
     # mnemonic; the rest ("agpr loads and stores not supported on this GPU") name operands

@@ -315,6 +315,7 @@ class AmdDocument(Document):
     archs: list[str]
     errata: list[Erratum]
     examples: list[Example]
+    examples_note: str | None = None    # set when no example is valid on this arch's targets: why not
     targets: dict[str, TargetSupport]
     equivalents: list[Equivalent]
     sources: list[SourceEntry]

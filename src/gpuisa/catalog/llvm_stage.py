@@ -187,7 +187,8 @@ def _write_targets(conn: sqlite3.Connection, corpus: McCorpus, keys: dict[str, s
         verdict = v.verdict
         if verdict == "inconclusive" and v.asm and keys.get(mnemonics(v.asm)[0] if mnemonics(v.asm) else "") == key:
             verdict = "supported"             # printed under the identity's other name (a rename LLVM applies)
-        detail = f"{v.line} -> {v.asm}" if verdict == "supported" else f"{v.line}: {v.message}" if v.line else v.message
+        detail = (f"{v.line} -> {v.asm}" + (f" ({v.message})" if v.message else "") if verdict == "supported"
+                  else f"{v.line}: {v.message}" if v.line else v.message)     # message: "adapted from f:l (how)"
         ex = v.example
         offer(key, v.target, v.mnemonic, (key, v.target, TARGET_TO_ARCH[v.target], verdict, "llvm-mc", detail,
                                           ex.file if ex else None, ex.line if ex else None, v.tool, v.mnemonic))

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from gpuisa.archs import BY_KEY, resolve_arch
+from gpuisa.archs import BY_KEY, Arch, resolve_arch
 from gpuisa.catalog import names
 from gpuisa.catalog.documents import (
     AmdDocument,
@@ -178,6 +178,7 @@ class Catalog:
         # the summary of this arch's own manual (never another generation's words on this page)
         summary = summary_of(description) if description else ""
         encodings = self._encodings_of(key, arch_key)
+        examples, targets = self.examples(key, arch_key), self.targets(key)
         return AmdDocument.model_validate({
             "name": key.lower(),
             "vendor": vendor,
@@ -201,8 +202,9 @@ class Catalog:
             "generations": self._generations(key, arch_key, archs, encodings),
             "archs": archs,
             "errata": self.errata(key),
-            "examples": self.examples(key, arch_key),
-            "targets": self.targets(key),
+            "examples": examples,
+            "examples_note": examples_note(key, BY_KEY[arch_key], examples, targets),
+            "targets": targets,
             "equivalents": self._scoped(key, arch_key, self.equivalents(key.lower(), "amd")),
             "sources": self._sources(key, arch_key, prov, encodings),
         })
@@ -626,3 +628,30 @@ class Catalog:
     def llvm_supported(self) -> set[tuple[str, str]]:
         """(catalog key, arch) pairs LLVM supports on at least one of the arch's targets (tests or llvm-mc)."""
         return {(n, a) for n, a in self.conn.execute("SELECT DISTINCT name, arch FROM targets WHERE verdict='supported'")}
+
+
+def examples_note(key: str, arch: Arch, examples: list[dict], targets: dict[str, dict]) -> str | None:
+    """What the page says when none of its examples is valid on one of its own targets (the
+    instruction is in this arch's manual, but no tool assembles it here): which tool refused it on
+    which targets and with what message, never another arch's line passed off as this one's."""
+    own = set(arch.targets)
+    if any(own & set(ex["targets"]) for ex in examples):
+        return None
+    said: dict[str, list[str]] = {}
+    for t in arch.targets:
+        v = targets.get(t, {})
+        verdict, detail = v.get("verdict", "unknown"), v.get("detail") or ""
+        tool = v.get("tool") or ("LLVM's MC tests" if v.get("evidence") == "llvm-test" else "")
+        why = {"not supported": f"refused by {tool}" if tool else "refused",
+               "inconclusive": f"{tool} rejected the operands of every example tried" if tool
+               else "every example tried drew an operand error",
+               "beyond": f"beyond {tool}" if tool else "beyond the tools installed",
+               "tool failed": f"{tool} failed" if tool else "the tool failed",
+               "supported": "supported, but no example of it is stored"}.get(
+            verdict, "no tool verified it (no LLVM test and no llvm-mc verdict)")
+        msg = detail.split(": ", 1)[-1] if detail and detail != verdict else ""
+        said.setdefault(f"{why}{f' ({msg})' if msg and verdict != 'unknown' else ''}", []).append(t)
+    parts = [f"{', '.join(ts)}: {why}" for why, ts in said.items()]
+    elsewhere = sorted({ex["arch"] for ex in examples})
+    tail = f" The examples below are from {', '.join(elsewhere)}." if elsewhere else " No example is stored for it."
+    return (f"No example of {key.lower()} is valid on {arch.display}: " + "; ".join(parts) + "." + tail)

@@ -16,7 +16,7 @@ import re
 import sqlite3
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gpuisa.archs import BY_KEY, TARGET_TO_ARCH
@@ -473,10 +473,92 @@ def verify_support(by_name: Mapping[str, Sequence[McExample]], targets: Iterable
         more = pick_for_target(prepared[name], target, retry, skip=(ex.asm for ex, _ in tried))
         again.setdefault(target, []).extend((name, ex) for ex in more)
     retried = {target: _try(target, pairs, tool, cache) for target, pairs in again.items() if pairs}
+    still: dict[tuple[str, str], list[tuple[McExample, McResult]]] = {}
     for (name, target), tried in open_.items():
         tried = tried + retried.get(target, {}).get(name, [])
-        verdicts.append(_decide(name, target, tried, tool) or _operand_note(name, target, tried))
+        verdict = _decide(name, target, tried, tool)
+        if verdict is None:
+            still[(name, target)] = tried
+        else:
+            verdicts.append(verdict)
+    # only operand complaints: the same lines with operands adapted to this target (repaired())
+    adapted: dict[str, list[tuple[str, McExample]]] = {}
+    for (name, target), tried in still.items():
+        seen = {ex.asm for ex, _ in tried}
+        for ex, _ in tried:
+            for line, how in repaired(ex.asm, target):
+                if line not in seen:
+                    seen.add(line)
+                    adapted.setdefault(target, []).append((name, _adapted(ex, line, how)))
+    rerun = {target: _try(target, pairs, tool, cache) for target, pairs in adapted.items()}
+    for (name, target), tried in still.items():
+        fixed = rerun.get(target, {}).get(name, [])
+        verdict = _decide(name, target, [(ex, res) for ex, res in fixed if res.ok], tool)
+        if verdict is not None and verdict.verdict == "supported":
+            ex = next(ex for ex, res in fixed if res.ok and ex.asm == verdict.line)
+            verdicts.append(replace(verdict, message=ex.input))
+        else:
+            verdicts.append(_operand_note(name, target, tried))
     return verdicts
+
+
+# Operand adaptations tried where every example of a spelling drew only operand complaints on a
+# target: the tests' lines carry operands of the target they were written for. Each entry: what it
+# changes, why, and the LLVM source that shows the adapted form. llvm-mc judges every result.
+REPAIRS: tuple[tuple[str, str], ...] = (
+    ("even-aligned register pairs", "gfx90a and later need 64-bit VGPR tuples to start at an even register "
+     "(misaligned-vgpr-tuples-err.s:97 'vgpr tuples must be 64 bit aligned')"),
+    ("VGPRs for AGPRs", "AGPR loads and stores exist from gfx90a on (gfx90a_ldst_acc.s:4491 NOT-GFX90A: "
+     "'agpr loads and stores not supported on this GPU')"),
+    ("vcc_lo for vcc", "wave32 targets (gfx10+) name the condition register vcc_lo (gfx10_asm_vopc.s:74 "
+     "v_cmp_f_f32 vcc_lo, v1, v2)"),
+    ("vcc for vcc_lo", "wave64 targets (gfx9, CDNA) write the whole vcc"),
+    ("the plain encoding", "DPP, SDWA and forced-encoding suffixes and their modifiers removed (the plain "
+     "e32/e64 form a page leads with)"),
+    ("dim:SQ_RSRC_IMG_1D", "gfx10+ MIMG takes a dim operand (gfx10_asm_mimg.s:3 image_load v[0:3], v0, s[0:7] "
+     "dmask:0xf dim:SQ_RSRC_IMG_1D unorm)"),
+)
+
+_VARIANT_MODIFIERS = re.compile(r"\s+(?:dpp8:\[[^\]]*\]|quad_perm:\[[^\]]*\]|row_\w+(?::\S+)?|wave_\w+(?::\S+)?|"
+                                r"bank_mask:\S+|row_mask:\S+|bound_ctrl:\S+|fi:\S+|dst_sel:\S+|dst_unused:\S+|"
+                                r"src0_sel:\S+|src1_sel:\S+)")
+
+
+def repaired(asm: str, target: str) -> list[tuple[str, str]]:
+    """The line with each REPAIRS adaptation that changes it, then with all of them together."""
+    head, _, ops = asm.partition(" ")
+    wave32 = target.startswith("gfx1")
+    out: list[tuple[str, str]] = []
+
+    def align(m: re.Match) -> str:
+        lo, hi = int(m.group(2)), int(m.group(3))
+        return m.group(0) if lo % 2 == 0 or hi == lo else f"{m.group(1)}[{lo - 1}:{hi - 1}]"
+
+    plain_head = re.sub(r"_(e32|e64|dpp|sdwa)$", "", head)
+    steps = {
+        "even-aligned register pairs": lambda h, o: (h, re.sub(r"\b([va])\[(\d+):(\d+)\]", align, o)),
+        "VGPRs for AGPRs": lambda h, o: (h, re.sub(r"\ba(\d+)\b", r"v\1", re.sub(r"\ba\[", "v[", o))),
+        "vcc_lo for vcc": lambda h, o: (h, re.sub(r"\bvcc\b", "vcc_lo", o) if wave32 else o),
+        "vcc for vcc_lo": lambda h, o: (h, o if wave32 else re.sub(r"\bvcc_lo\b", "vcc", o)),
+        "the plain encoding": lambda h, o: (plain_head, _VARIANT_MODIFIERS.sub("", o)),
+        "dim:SQ_RSRC_IMG_1D": lambda h, o: (h, o + " dim:SQ_RSRC_IMG_1D" if wave32 and h.startswith("image_")
+                                             and "dim:" not in o else o),
+    }
+    all_h, all_o, used = head, ops, []
+    for how, _ in REPAIRS:
+        h, o = steps[how](head, ops)
+        if (h, o) != (head, ops):
+            out.append((f"{h} {o}".strip(), how))
+            all_h, all_o = steps[how](all_h, all_o)
+            used.append(how)
+    if len(used) > 1:
+        out.append((f"{all_h} {all_o}".strip(), ", ".join(used)))
+    return out
+
+
+def _adapted(ex: McExample, line: str, how: str) -> McExample:
+    """An example whose operands were adapted: `input` says from which test line and how."""
+    return replace(ex, asm=line, input=f"adapted from {ex.provenance.file}:{ex.provenance.line} ({how})")
 
 
 def _try(target: str, pairs: list[tuple[str, McExample]], tool: LlvmMc,
