@@ -142,5 +142,45 @@ def test_int4_inputs_are_checked() -> None:
 
 def test_lanes_of_sparse_forms_are_refused_not_guessed() -> None:
     assert not mx.layout_known(mx.parse_name("v_smfmac_f32_16x16x32_f16"), "cdna3")
-    assert not mx.layout_known(mx.parse_name("v_wmma_f32_16x16x16_f16"), "rdna4")
+    assert not mx.layout_known(mx.parse_name("v_wmma_f32_16x16x16_f16"), "cdna5")
     assert mx.layout_known(mx.parse_name("v_mfma_f32_32x32x8_f16"), "cdna3")
+
+
+def test_rdna4_wmma_c_d_layout_matches_the_manual_example() -> None:
+    """rdna4/README.md:3292 `matrix[row][col] -> VGPR[(row / 8) * 16 + col][row % 8]` and the example table
+    (:3306-3312). One cell of the example, lane 1 of V1, prints D[0, 1]: the formula (and the cells around it)
+    say D[1, 1], so the table has a slip and the formula wins."""
+    assert "VGPR[(row / 8) \\* 16 + col][row % 8]" in manual_line("rdna4", 3292)
+    shape = mx.parse_name("v_wmma_f32_16x16x16_f16")
+    lay = mx.layout(shape, "D", 32, arch="rdna4")[0]
+    where = {(int(lane), int(reg)): (i, j) for (i, j), (lane, reg, _) in
+             ((ij, lay[ij]) for ij in np.ndindex(16, 16))}
+    header = [int(v.strip()[1:]) for v in manual_line("rdna4", 3306).strip("|").split("|")[1:]]
+    slips = []
+    for no in range(3308, 3313):
+        cells = [c.strip() for c in manual_line("rdna4", no).strip("|").split("|")]
+        lane = int(cells[0])
+        for reg, cell in zip(header, cells[1:], strict=True):
+            i, j = map(int, re.fullmatch(r"D\[(\d+), (\d+)\]", cell).groups())
+            if where[(lane, reg)] != (i, j):
+                slips.append((lane, reg, cell))
+    assert slips == [(1, 1, "D[0, 1]")]
+
+
+@pytest.mark.parametrize(("name", "bits", "regs"), [("v_wmma_f32_16x16x16_f16", 16, 4),
+                                                    ("v_wmma_i32_16x16x16_iu8", 8, 2),
+                                                    ("v_wmma_i32_16x16x32_iu4", 4, 2)])
+def test_rdna4_wmma_a_b_use_the_tables_register_counts(name: str, bits: int, regs: int) -> None:
+    """Table 43 (rdna4/README.md:3257-3260): dense A and B take 4 VGPRs (16-bit), 2 (8-bit), 2 (4-bit 16x32) in
+    wave32, every lane holding its own data (no copy in lanes 16-31 as on RDNA3); the field rules at :3231."""
+    assert "A=B=4" in manual_line("rdna4", 3257) and "A=B=2" in manual_line("rdna4", 3258)
+    assert "{ row[2], col[3:0] } { row[3], row[1] } row[0]" in manual_line("rdna4", 3231)
+    shape = mx.parse_name(name)
+    rng = np.random.default_rng(bits)
+    for op, (r, c) in (("A", (shape.m, shape.k)), ("B", (shape.k, shape.n))):
+        lay = mx.layout(shape, op, bits, arch="rdna4").reshape(-1, 3)
+        assert int(lay[:, 1].max()) + 1 == regs and set(lay[:, 0]) == set(range(32))
+        assert len({tuple(x) for x in lay}) == len(lay)
+        raw = rng.integers(0, 1 << bits, size=(1, r, c), dtype=np.uint64)
+        back = mx.from_registers(shape, op, mx.to_registers(shape, op, raw, bits, arch="rdna4"), bits, arch="rdna4")
+        assert (back == raw).all()

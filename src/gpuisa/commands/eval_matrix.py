@@ -93,12 +93,12 @@ def eval_matrix(name: str, arch: str, pairs: list[str], texts: Any, *, lanes: bo
         raise GpuisaError(f"--lanes: {shape.out} C/D registers are not modelled; f32 only")
     if not mx.layout_known(shape, arch):
         raise GpuisaError(f"--lanes: the register layout of {shape.name} on {arch} is not modelled "
-                          "(sparse index registers, and WMMA outside RDNA3, have no layout source here)")
+                          "(sparse index registers, and WMMA outside RDNA3/RDNA4, have no layout source here)")
     views = {}
     for op, arr, fmt, bits in (("A", mats["A"], fa, bits_a), ("B", mats["B"], fb, bits_b),
                                ("C", mats["C"], "f32", 32), ("D", d, "f32", 32)):
         raw = mx.encode_elements(np.asarray(arr).reshape(shape.blocks, *np.asarray(arr).shape[-2:]), fmt)
-        views[op] = [[f"{int(w):#010x}" for w in row] for row in mx.to_registers(shape, op, raw, bits)]
+        views[op] = [[f"{int(w):#010x}" for w in row] for row in mx.to_registers(shape, op, raw, bits, arch=arch)]
     for k, sc in scales.items():   # (M x K/32) and (K/32 x N) as given -> (row or column, K block), OPSEL 0
         raw = (sc if k == "scale_a" else sc.T).reshape(1, *(sc if k == "scale_a" else sc.T).shape)
         views[k] = [[f"{int(w):#010x}" for w in row] for row in mx.to_registers(shape, k, raw, 8)]

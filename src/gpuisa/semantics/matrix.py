@@ -317,21 +317,49 @@ def accumulation_bound(shape: MatrixShape, a: np.ndarray, b: np.ndarray, c: np.n
 # ------------------------------------------------------------------ register layouts
 
 
+# RDNA4 wave32 WMMA (rdna4/README.md:3216-3292): A and B are laid out alike with M (N) and K swapped: per element
+# bit width, which bits of K pick the lane half (lanes 16-31), the register and the position in it, from the
+# table at :3231 ("{ row[2], col[3:0] } { row[3], row[1] } row[0]" for 16-bit B: K[2] lane half, {K[3], K[1]}
+# register, K[0] position); K past 16 (32 for 4-bit) goes to "the next consecutive group of VGPRs" (:3341).
+# C/D (32-bit): matrix[row][col] -> VGPR[(row / 8) * 16 + col][row % 8] (:3292).
+RDNA4_AB_K_BITS = {16: ((2,), (3, 1), (0,)), 8: ((3,), (2,), (1, 0)), 4: ((4,), (3,), (2, 1, 0))}
+RDNA4_ARCHS = ("rdna4",)
+
+
+def _k_field(k: np.ndarray, positions: tuple[int, ...]) -> np.ndarray:
+    out = np.zeros_like(k)
+    for p in positions:
+        out = (out << 1) | ((k >> p) & 1)
+    return out
+
+
 def layout_known(shape: MatrixShape, arch: str) -> bool:
-    """Whether layout() describes this instruction on this arch (module docstring: CDNA MFMA, RDNA3 WMMA)."""
+    """Whether layout() describes this instruction on this arch (module docstring: CDNA MFMA, RDNA3 WMMA;
+    RDNA4 WMMA from its manual's storage section)."""
     if shape.sparse:
         return False
-    return shape.family == "mfma" or arch in ("rdna3", "rdna3.5")
+    return shape.family == "mfma" or arch in ("rdna3", "rdna3.5", *RDNA4_ARCHS)
 
 
-def layout(shape: MatrixShape, operand: str, bits: int, opsel: int = 0) -> np.ndarray:
+def layout(shape: MatrixShape, operand: str, bits: int, opsel: int = 0, arch: str | None = None) -> np.ndarray:
     """For every element (block, row, col) of `operand` (A, B, C, D; scale_a, scale_b of scaled forms as
-    (row, K block) and (column, K block)): (lane, register, bit offset)."""
+    (row, K block) and (column, K block)): (lane, register, bit offset). `arch` picks RDNA4's WMMA layout
+    (otherwise a WMMA is laid out as on RDNA3)."""
+    rdna4 = shape.family == "wmma" and arch in RDNA4_ARCHS
     if operand in ("A", "B"):
         rows, cols = (shape.m, shape.k) if operand == "A" else (shape.k, shape.n)
         bi, ri, ci = np.meshgrid(np.arange(shape.blocks), np.arange(rows), np.arange(cols), indexing="ij")
         mn, k = (ri, ci) if operand == "A" else (ci, ri)      # the M (or N) index and the K index
         size = shape.m if operand == "A" else shape.n
+        if rdna4:
+            if bits not in RDNA4_AB_K_BITS:
+                raise EvalError(f"{shape.name}: {bits}-bit RDNA4 WMMA inputs are not modelled")
+            half_b, reg_b, pos_b = RDNA4_AB_K_BITS[bits]
+            span = 1 << (len(half_b) + len(reg_b) + len(pos_b))          # K values one register group holds
+            lane = mn + 16 * _k_field(k, half_b)
+            reg = _k_field(k, reg_b) + (1 << len(reg_b)) * (k // span)
+            bit = _k_field(k, pos_b) * bits
+            return np.stack([lane, reg, bit], axis=-1)
         if shape.family == "wmma":
             lane, slot = mn, k
         else:
@@ -341,7 +369,9 @@ def layout(shape: MatrixShape, operand: str, bits: int, opsel: int = 0) -> np.nd
         reg, bit = (slot * bits) // 32, (slot * bits) % 32
     elif operand in ("C", "D"):
         bi, ri, ci = np.meshgrid(np.arange(shape.blocks), np.arange(shape.m), np.arange(shape.n), indexing="ij")
-        if shape.family == "wmma":
+        if rdna4:
+            lane, reg = (ri // 8) * 16 + ci, ri % 8
+        elif shape.family == "wmma":
             lane, reg = ci + 16 * (ri % 2), ri // 2
         else:
             tiles = shape.wave // shape.n                     # 4 x N tiles side by side in one register group
@@ -364,25 +394,27 @@ def layout(shape: MatrixShape, operand: str, bits: int, opsel: int = 0) -> np.nd
     return np.stack([lane, reg, bit], axis=-1)
 
 
-def to_registers(shape: MatrixShape, operand: str, raw: np.ndarray, bits: int, opsel: int = 0) -> np.ndarray:
+def to_registers(shape: MatrixShape, operand: str, raw: np.ndarray, bits: int, opsel: int = 0,
+                 arch: str | None = None) -> np.ndarray:
     """Raw element encodings (blocks x rows x cols) -> registers (regs x lanes) of uint32.
 
-    WMMA A/B lanes 16-31 repeat lanes 0-15 (rdna3/README.md:2611)."""
-    lay = layout(shape, operand, bits, opsel)
+    RDNA3 WMMA A/B lanes 16-31 repeat lanes 0-15 (rdna3/README.md:2611)."""
+    lay = layout(shape, operand, bits, opsel, arch)
     raw = np.asarray(raw, dtype=np.uint64).reshape(lay.shape[:-1])
     nregs = int(lay[..., 1].max()) + 1
     regs = np.zeros((nregs, shape.wave), dtype=np.uint64)
     mask = np.uint64((1 << bits) - 1)
     np.bitwise_or.at(regs, (lay[..., 1].ravel(), lay[..., 0].ravel()),
                      (raw.ravel() & mask) << lay[..., 2].ravel().astype(np.uint64))
-    if shape.family == "wmma" and operand in ("A", "B"):
+    if shape.family == "wmma" and operand in ("A", "B") and arch not in RDNA4_ARCHS:
         regs[:, 16:32] = regs[:, 0:16]
     return regs.astype(np.uint32)
 
 
-def from_registers(shape: MatrixShape, operand: str, regs: np.ndarray, bits: int, opsel: int = 0) -> np.ndarray:
+def from_registers(shape: MatrixShape, operand: str, regs: np.ndarray, bits: int, opsel: int = 0,
+                   arch: str | None = None) -> np.ndarray:
     """Registers (regs x lanes) -> raw element encodings (blocks x rows x cols)."""
-    lay = layout(shape, operand, bits, opsel)
+    lay = layout(shape, operand, bits, opsel, arch)
     words = np.asarray(regs, dtype=np.uint64)[lay[..., 1], lay[..., 0]]
     return (words >> lay[..., 2].astype(np.uint64)) & np.uint64((1 << bits) - 1)
 
@@ -436,12 +468,15 @@ def page_view(name: str, arch: str) -> dict | None:
                                 f"no source in the manuals read here gives the {arch} WMMA layout as text."))
         return view
     try:
-        grids = [_grid(shape, op, bits) for op, bits in (("A", bits_a), ("B", bits_b), ("D", 32))]
+        grids = [_grid(shape, op, bits, arch) for op, bits in (("A", bits_a), ("B", bits_b), ("D", 32))]
     except EvalError as exc:
         view["layout_note"] = f"The register layout is not modelled: {exc.reason}"
         return view
     view["layouts"] = grids
-    view["layout_note"] = ("Inferred, not read from a source: the WMMA layout's diagrams are images "
+    view["layout_note"] = ("From the rdna4 manual's matrix storage section (rdna4/README.md:3216-3292; its field "
+                           "table is garbled in conversion, A is read as B with M and K swapped as the text says)."
+                           if shape.family == "wmma" and arch in RDNA4_ARCHS else
+                           "Inferred, not read from a source: the WMMA layout's diagrams are images "
                            "(rdna3/README.md:2625-2629); lanes 16-31 repeat lanes 0-15 for A and B (:2611)."
                            if shape.family == "wmma" else
                            "From the cdna3 manual's layout rules and example tables (cdna3/README.md:1552-1642), "
@@ -449,8 +484,8 @@ def page_view(name: str, arch: str) -> dict | None:
     return view
 
 
-def _grid(shape: MatrixShape, operand: str, bits: int) -> dict:
-    lay = layout(shape, operand, bits)
+def _grid(shape: MatrixShape, operand: str, bits: int, arch: str) -> dict:
+    lay = layout(shape, operand, bits, arch=arch)
     blocks, rows, cols = lay.shape[:3]
     cells: dict[tuple[int, int], dict[int, str]] = {}
     for b in range(blocks):
