@@ -42,3 +42,19 @@ def test_instruction_page_draws_the_matrix(catalog) -> None:
     assert "A[0,0]" in sec and "D[31,31]" in sec
     plain = Site(catalog).instruction(catalog.show("v_add_f32", "cdna3"), Links())
     assert 'id="matrix"' not in plain
+
+
+def test_pages_show_the_mma_table_on_both_sides(catalog) -> None:
+    """AMD side: rdna3's v_wmma_f32_16x16x16_f16 page lists the PTX m16n8k16 f16 -> f32 product it computes;
+    PTX side: the mma page's AMD counterparts name cdna3's v_mfma_f32_16x16x16_f16 and give reasons for none."""
+    from gpuisa.web.site import Links, Site
+
+    site = Site(catalog)
+    amd = _section(site.instruction(catalog.show("v_wmma_f32_16x16x16_f16", "rdna3"), Links()))
+    assert "mma m16n8k16 D.f32 = A.f16 x B.f16 + C.f32" in amd
+    ptx = site.instruction(catalog.show_ptx("mma"), Links())
+    found = re.search(r'<section id="amd-matrix">(.*?)</section>', ptx, re.S)
+    assert found
+    sec = found.group(1)
+    assert "m16n8k16 D.f32 = A.f16 x B.f16 + C.f32" in sec and "v_mfma_f32_16x16x16_f16" in sec
+    assert "none: cdna3&#39;s FP8/BF8 are the FNUZ formats" in sec or "none: cdna3's FP8/BF8" in sec

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -121,6 +122,7 @@ def is_matrix_name(name: str) -> bool:
     return bool(_NAME.match(name.strip().lower()))
 
 
+@lru_cache(maxsize=1024)
 def parse_name(name: str) -> MatrixShape:
     """v_mfma_f32_32x32x8_f16 -> MatrixShape(m=32, n=32, k=8, blocks=1, out=f32, a=b=f16)."""
     m = _NAME.match(name.strip().lower())

@@ -337,6 +337,8 @@ class Site:
         self.names = [n.lower() for n in catalog.names()]
         self.amd_names = set(self.names)
         self._members: dict[str, set[str]] = {}
+        self._mma_rows: list[dict] | None = None
+        self._matrix_names: dict[str, list[str]] | None = None
         self._stems: dict[str, list[str]] = {}
         for n in self.names:
             self._stems.setdefault(_stem(n), []).append(n)
@@ -445,9 +447,37 @@ class Site:
             "targets": targets_view(doc.targets, doc.arch),
             "equivalents": self.equivalents(doc.equivalents, links, doc.arch),
             "errata": doc.errata,
-            "matrix": matrix_view(doc.name, doc.arch),
+            "matrix": self.matrix_section(doc.name, doc.arch),
         }
         return self.render("instruction.html", links, **ctx)
+
+    # ---------------------------------------------------------------- matrix instructions (semantics.matrix, mma_table)
+    def matrix_section(self, name: str, arch: str) -> dict | None:
+        """The AMD page's matrix section: shape, layouts and the PTX products this instruction computes."""
+        view = matrix_view(name, arch)
+        if view is not None:
+            view["ptx"] = [{"ptx": r["ptx"], "family": r["family"], **c} for r in self.mma_rows()
+                           for c in r["counterparts"] if c["arch"] == arch and c["instruction"] == name.lower()]
+        return view
+
+    def mma_rows(self, forms: tuple[str, ...] | None = None) -> list[dict]:
+        """PTX matrix products and their AMD counterparts per arch (no evidence run: `gpuisa eval --mma-table`
+        evaluates them); all PTX matrix forms unless `forms` is given. Computed once per Site."""
+        from gpuisa.semantics import matrix, mma_table  # numpy: only for matrix pages
+
+        if forms is None and self._mma_rows is not None:
+            return self._mma_rows
+        if self._matrix_names is None:
+            self._matrix_names = {a: [n for n in self.catalog.instruction_docs(a) if matrix.MATRIX_FAMILY.match(n)]
+                                  for a in mma_table.AMD_ARCHS if a in self.arch_keys}
+        if forms is None:
+            every = []
+            for n in mma_table.PTX_MATRIX_INSTRUCTIONS:
+                doc = self.catalog.show_ptx(n)
+                every += [f.form for f in doc.forms] if doc is not None else []
+            self._mma_rows = mma_table.table(every, self._matrix_names)
+            return self._mma_rows
+        return mma_table.table(list(forms), self._matrix_names)
 
     def ptx(self, doc: PtxDocument, links: Links) -> str:
         ctx = {
@@ -460,6 +490,8 @@ class Site:
             "equivalents": self.equivalents(doc.equivalents, links),
             "errata": doc.errata,
             "releases": doc.releases,
+            "mma": (self.mma_rows(tuple(f.form for f in doc.forms))
+                    if doc.name in ("mma", "mma.sp", "wmma.mma", "wgmma.mma_async", "wgmma.mma_async.sp") else None),
         }
         return self.render("ptx.html", links, **ctx)
 
