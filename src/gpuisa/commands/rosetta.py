@@ -32,12 +32,13 @@ def coverage(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
 def rosetta_table(cat: Any, arch: str, chapter: str = "") -> dict[str, Any]:
     """The Rosetta for one arch from a catalog (its texts and its PTX form list); `chapter` filters
     chapters by a case-insensitive substring ("logic")."""
-    from gpuisa.crossref.discovery import CHAPTERS, PtxFormRef, discover_arch  # heavy: numpy, lark
+    from gpuisa.crossref.discovery import CHAPTERS, chapter_titles, discover_arch, rosetta_forms  # heavy
 
-    chosen = tuple(c for c in CHAPTERS if chapter.lower() in c.lower())
+    titles = chapter_titles()
+    chosen = {c for c in titles if chapter.lower() in c.lower()}
     if not chosen:
-        raise GpuisaError(f"no Rosetta chapter matches {chapter!r}; chapters: {', '.join(CHAPTERS)}")
-    forms = [PtxFormRef(f, c) for f, c in cat.ptx_forms_in(chosen)]
+        raise GpuisaError(f"no Rosetta chapter matches {chapter!r}; chapters: {', '.join(titles)}")
+    forms = [r for r in rosetta_forms(cat.ptx_forms_in(CHAPTERS)) if r.chapter in chosen]
     out = discover_arch(arch, forms, cat, paths.cache_dir() / "rosetta-proofs.json")
     out["coverage"] = coverage(out["rows"])
     return out

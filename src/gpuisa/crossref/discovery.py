@@ -21,7 +21,7 @@ import json
 import re
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +34,17 @@ from gpuisa.semantics.ptx import ptx_semantics
 from gpuisa.semantics.source import Texts, amd_semantics
 
 CHAPTERS = ("Integer Arithmetic Instructions", "Extended-Precision Integer Arithmetic Instructions",
-            "Logic and Shift Instructions", "Comparison and Selection Instructions")
+            "Logic and Shift Instructions", "Comparison and Selection Instructions",
+            "Floating-Point Instructions", "Half Precision Floating-Point Instructions",
+            "Mixed Precision Floating-Point Instructions", "Data Movement and Conversion Instructions")
+# Of the data-movement chapter only the conversions are arithmetic: their rows carry this chapter name.
+CVT_CHAPTER = "cvt"
+CVT_HEADS = ("cvt",)
 ROSETTA_ARCHS = ("rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4", "cdna5")
 Z3_TIMEOUT_S = 10
 LANES = 384
-EQ, EQR, NONE, UNDECIDED, NOSEM = ("equivalent", "equivalent with restrictions", "none", "undecided",
-                                   "no semantics")
+EQ, EQR, SEQ, NONE, UNDECIDED, NOSEM = ("equivalent", "equivalent with restrictions", "needs a sequence", "none",
+                                        "undecided", "no semantics")
 
 _SOURCE = re.compile(r"\bS([0-2])\b")
 _WRITES = re.compile(r"^\s*(SCC|VCC(\.\w+)?(\[[^]]*\])?)\s*=", re.M)
@@ -57,16 +62,29 @@ class PtxFormRef:
 
 def forms_in_chapters(instructions: Iterable[Any], chapters: tuple[str, ...] = CHAPTERS) -> list[PtxFormRef]:
     """The forms of the given chapters, from a PTX manual's instruction records (`PtxInstruction`)."""
+    return rosetta_forms([(f.form, ins.category) for ins in instructions for f in ins.forms], chapters)
+
+
+def rosetta_forms(listed: Iterable[tuple[str, str]], chapters: tuple[str, ...] = CHAPTERS) -> list[PtxFormRef]:
+    """The Rosetta's rows from (form, manual chapter) pairs: each form once, in the order given; of the
+    data-movement chapter only cvt (its rows say chapter "cvt")."""
     out: list[PtxFormRef] = []
     seen: set[str] = set()
-    for ins in instructions:
-        if ins.category not in chapters:
+    for form, chapter in listed:
+        if chapter not in chapters or form in seen:
             continue
-        for f in ins.forms:
-            if f.form not in seen:
-                seen.add(f.form)
-                out.append(PtxFormRef(f.form, ins.category))
+        if chapter == CHAPTERS[-1]:
+            if form.split(".")[0] not in CVT_HEADS:
+                continue
+            chapter = CVT_CHAPTER
+        seen.add(form)
+        out.append(PtxFormRef(form, chapter))
     return out
+
+
+def chapter_titles() -> tuple[str, ...]:
+    """The Rosetta's chapter names as its rows carry them."""
+    return (*CHAPTERS[:-1], CVT_CHAPTER)
 
 
 # ------------------------------------------------------------------ input vectors
@@ -101,42 +119,64 @@ def _run_np(prog: Program, arch: str, vecs: dict[str, np.ndarray], widths: dict[
 
 
 # ------------------------------------------------------------------ the PTX side
-# Forms whose manual Semantics block leaves part of their meaning to prose: comparing that block
-# with an AMD instruction would prove the wrong thing, so the row says why instead.
+# Forms whose meaning the evaluator does not model: comparing them with an AMD instruction would prove
+# the wrong thing, so the row says why instead. Each entry: pattern on the form, reason.
 NOT_MODELLED: tuple[tuple[str, str], ...] = (
-    (r"\.sat\b", "the Semantics block does not model .sat (saturation is stated in the Description only)"),
-    (r"\.cc\b|^(addc|subc|madc)\.",
-     "reads or writes the carry flag CC.CF, which the discovery does not wire as an operand"),
     (r"^(mul24|mad24)\.", "the Description states a and b are 24-bit values held in 32-bit registers; the "
                          "Semantics block's `t = a * b` does not model that range"),
+    (r"\.(rz|rm|rp|rna|rs)\b",
+     "directed rounding (.rz/.rm/.rp/.rna/.rs) is not modelled by the numpy float evaluator (it rounds to nearest "
+     "even)"),
+    (r"\.approx\b", ".approx results are implementation-defined within a stated error bound: no bit-exact "
+                     "equivalence exists to prove"),
+    (r"\.(relu|satfinite|oob|NaN|xorsign)\b", "this modifier's clamping/NaN rule is not modelled by the evaluator"),
+    (r"\.sat\b.*\.f\d+|\.f\d+.*\.sat\b", "float .sat (clamp to [0.0, 1.0]) is not modelled by the evaluator"),
 )
+FLOAT_KINDS = ("f",)
 
 
 @dataclass(slots=True)
 class PtxSide:
     form: str
-    inputs: dict[str, int]       # operand -> width
-    width: int                   # destination width
+    inputs: dict[str, int]       # operand -> width (1 for predicates and the carry-in cf)
+    width: int                   # compared result width (destination, plus 1 for a carry-out)
     text: str                    # the semantics code evaluated (for fingerprints)
     prog: Program
+    dest_width: int = 0          # the destination alone
+    carry_out: bool = False      # the result's top bit is CC.CF after the operation
+    float_kind: str = ""         # "f32" ... when the destination or a source is a float (compared bit-exactly)
+    ftz: bool = False            # the form flushes subnormals (compared under the AMD denormal-flush mode)
+    kinds: dict[str, str] = field(default_factory=dict)   # operand -> u/i/b/f
+
+
+def _carry_result(width: int) -> Any:
+    def join(ops: Any) -> Any:
+        return ops.bor(ops.place(ops["r"], 0, width + 1), ops.place(ops.field(ops["cf"], 0, 1), width, width + 1))
+    return join
 
 
 def ptx_side(form: str, texts: Texts) -> PtxSide:
-    """The form as a one-step program over its inputs; GpuisaError when it has no evaluable semantics."""
+    """The form as a program over its inputs; GpuisaError when it has no evaluable semantics."""
     for pattern, why in NOT_MODELLED:
         if re.search(pattern, form):
             raise GpuisaError(f"{form}: {why}")
     sem = ptx_semantics(form, texts)
     dest, *ins = sem.operands
     inputs = {o: sem.types[o][1] for o in ins}
-    for o, (kind, _) in sem.types.items():
-        if kind == "f":
-            raise GpuisaError(f"{form}: operand {o} is a float (not in the integer discovery)")
     width = sem.types[dest][1]
     if max(width, *inputs.values()) > 64:
-        raise GpuisaError(f"{form}: operands wider than 64 bits (not in the integer discovery)")
-    prog = Program((Step("nvidia", form, {o: o for o in ins}, "r"),), "r", width)
-    return PtxSide(form, inputs, width, sem.code, prog)
+        raise GpuisaError(f"{form}: operands wider than 64 bits (not in the discovery)")
+    floats = sorted({f"f{w}" for o, (k, w) in sem.types.items() if k in FLOAT_KINDS})
+    args = {o: o for o in ins}
+    steps = [Step("nvidia", form, args, "r")]
+    carry = "cf_out" in sem.outputs
+    if carry:
+        steps.append(Step("nvidia", form, args, "cf", "cf_out"))
+        prog = Program(tuple(steps), _carry_result(width), width + 1)
+    else:
+        prog = Program(tuple(steps), "r", width)
+    return PtxSide(form, inputs, prog.width, sem.code, prog, width, carry, ",".join(floats), ".ftz" in sem.modifiers,
+                   {o: k for o, (k, _) in sem.types.items()})
 
 
 # ------------------------------------------------------------------ AMD candidates
@@ -146,6 +186,14 @@ class AmdInstr:
     sources: int                 # how many of S0..S2 the pseudocode reads
     widths: frozenset[int]       # the widths its name's types state
     text: str                    # pseudocode (for fingerprints)
+    reads: str = ""              # implicit flag it reads (VCC carry-in / condition, SCC), "" if none
+    writes: str = ""             # implicit flag it writes (VCC carry-out, SCC)
+    floats: bool = False         # its name has a float type (_f32, _f16, _f64)
+    slot_widths: tuple[int, ...] = ()   # widest view of each S0..Sn in the pseudocode
+
+
+_COMMENT = re.compile(r"//[^\n]*")
+_SLOT_VIEW = re.compile(r"\bS([0-2])\.[uibf](\d+)")
 
 
 def amd_instructions(arch: str, texts: Texts) -> list[AmdInstr]:
@@ -159,14 +207,24 @@ def amd_instructions(arch: str, texts: Texts) -> list[AmdInstr]:
             sem = amd_semantics(name, arch, texts)
         except GpuisaError:
             continue
-        srcs = {int(m.group(1)) for m in _SOURCE.finditer(sem.text)}
+        code = _COMMENT.sub("", sem.text)
+        srcs = {int(m.group(1)) for m in _SOURCE.finditer(code)}
         if not srcs or srcs != set(range(max(srcs) + 1)):
             continue
-        if _IMPLICIT.search(_WRITES.sub("", sem.text)):
-            continue                     # reads a carry or condition (SCC, VCC) the PTX form has no operand for
+        written = {m.group(1)[:3] for m in _WRITES.finditer(code)}
+        read = {m.group(1)[:3] for m in _IMPLICIT.finditer(_WRITES.sub("", code))}
+        if "EXE" in read or len(read) > 1 or len(written) > 1:
+            continue                     # reads EXEC, or more than one flag: no PTX operand stands for that
         widths = frozenset(int(w) for _, w in _NAME_TYPES.findall(name))
-        out.append(AmdInstr(name, len(srcs), widths, sem.text))
+        slot_widths = tuple(max((int(m.group(2)) for m in _SLOT_VIEW.finditer(code) if int(m.group(1)) == i),
+                                default=32) for i in range(len(srcs)))
+        out.append(AmdInstr(name, len(srcs), widths, sem.text, _flag(read), _flag(written),
+                            bool(re.search(r"_(f|bf)\d", name)), slot_widths))
     return out
+
+
+def _flag(found: set[str]) -> str:
+    return {"VCC": "VCC", "SCC": "SCC"}.get(next(iter(found), ""), "")
 
 
 def _order(p: PtxSide, a: AmdInstr) -> tuple[int, int, int, int, str]:
@@ -177,41 +235,89 @@ def _order(p: PtxSide, a: AmdInstr) -> tuple[int, int, int, int, str]:
             0 if signed == named_signed else 1, a.name)
 
 
+def _bitwise(a: AmdInstr) -> bool:
+    """Moves and selects (_b32, _b64 only): they carry float bits as well as integers."""
+    return bool(re.search(r"_b\d", a.name)) and not re.search(r"_[uif]\d", a.name)
+
+
+def _flags(p: PtxSide) -> list[str]:
+    return [n for n, w in p.inputs.items() if w == 1]
+
+
 def _compatible(p: PtxSide, a: AmdInstr) -> bool:
-    k = len(p.inputs)
+    if bool(p.float_kind) != a.floats and not ("cvt" in a.name or _bitwise(a)):
+        return False
+    if p.carry_out and not a.writes:
+        return False
+    k = len(p.inputs) - (1 if a.reads and _flags(p) else 0)
+    if a.reads and not _flags(p):
+        return False
     if a.sources not in (k, k + 1):
         return False
-    return p.width in a.widths or max(p.inputs.values()) in a.widths
+    widest = max(w for w in p.inputs.values())
+    return p.dest_width in a.widths or widest in a.widths
 
 
 def _wirings(p: PtxSide, a: AmdInstr) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
-    """Operand wirings PTX inputs -> S0..Sn, with the restriction each one states."""
-    names = list(p.inputs)
+    """Operand wirings PTX inputs -> S0..Sn (and a predicate or carry-in -> VCC/SCC), with the restriction
+    each one states."""
     out = []
-    for perm in itertools.permutations(names):
-        slots: list[Any] = list(perm)
-        notes = [] if list(perm) == names else [
-            "operand order: " + ", ".join(f"S{i} = {n}" for i, n in enumerate(perm))]
-        if a.sources == len(names) + 1:
-            for hole in range(a.sources):
-                s = [*slots[:hole], 0, *slots[hole:]]
-                out.append(({f"S{i}": v for i, v in enumerate(s)}, (*notes, f"operands: S{hole} = 0")))
-        else:
-            out.append(({f"S{i}": v for i, v in enumerate(slots)}, tuple(notes)))
+    flag_choices: list[str | None] = _flags(p) if a.reads else [None]
+    for flag in flag_choices:
+        names = [n for n in p.inputs if n != flag]
+        for perm in itertools.permutations(names):
+            slots: list[Any] = list(perm)
+            notes = [] if list(perm) == names else [
+                "operand order: " + ", ".join(f"S{i} = {n}" for i, n in enumerate(perm))]
+            extra = {a.reads: flag} if flag else {}
+            if flag:
+                notes.append(f"{flag} in {a.reads} (bit of this lane)")
+            if a.sources == len(names) + 1:
+                for hole in range(a.sources):
+                    s = [*slots[:hole], 0, *slots[hole:]]
+                    out.append(({f"S{i}": v for i, v in enumerate(s)} | extra, (*notes, f"operands: S{hole} = 0")))
+            elif a.sources == len(names):
+                out.append(({f"S{i}": v for i, v in enumerate(slots)} | extra, tuple(notes)))
     return out
 
 
-def _width_notes(p: PtxSide, a: AmdInstr) -> tuple[str, ...]:
-    w = max(p.inputs.values())
-    big = max(a.widths) if a.widths else w
-    if big > w:
-        return (f"widths: {w}-bit operands zero-extended into {big}-bit registers; the low {p.width} bits "
-                "of the result are the PTX result",)
-    return ()
+def _amd_program(p: PtxSide, a: AmdInstr, wiring: dict[str, Any]) -> Program:
+    if p.carry_out:
+        return Program((Step("amd", a.name, wiring, "r", "D0"), Step("amd", a.name, wiring, "cf", a.writes)),
+                       _carry_result(p.dest_width), p.width)
+    return Program((Step("amd", a.name, wiring, "r"),), "r", p.width)
+
+
+def _width_notes(p: PtxSide, a: AmdInstr, wiring: dict[str, Any]) -> tuple[str, ...]:
+    """Where a PTX operand is narrower than the AMD view of its slot: the test and proof fill the rest with zeros."""
+    notes = []
+    for slot, v in sorted(wiring.items()):
+        m = re.fullmatch(r"S(\d)", slot)
+        if not m or not isinstance(v, str) or v not in p.inputs:
+            continue
+        i = int(m.group(1))
+        view = a.slot_widths[i] if i < len(a.slot_widths) else 32
+        if view > p.inputs[v]:
+            notes.append(f"widths: {v} ({p.inputs[v]}-bit) in {slot}, read as {view} bits with the upper bits zero")
+    if max(a.widths, default=p.dest_width) > p.dest_width and p.dest_width > 1:
+        notes.append(f"widths: the low {p.dest_width} bits of D0 are the PTX result")
+    if a.name.startswith("s_"):
+        notes.append("SALU: operands in SGPRs, so the values must be the same in every lane (wave-uniform)")
+    if p.float_kind:
+        notes.append(FLOAT_NOTE_FTZ if p.ftz else FLOAT_NOTE)
+    return tuple(notes)
+
+
+FLOAT_NOTE = ("floats: AMD MODE with denormals enabled and round to nearest even (the reset mode), IEEE mode on; "
+              "NaN results compared as NaN (payload and sign not compared)")
+FLOAT_NOTE_FTZ = ("floats: AMD MODE with denormals flushed (the PTX form's .ftz), round to nearest even; NaN results "
+                  "compared as NaN (payload and sign not compared)")
 
 
 # ------------------------------------------------------------------ proof
-def _prove(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, timeout_s: int) -> dict[str, Any]:
+def _prove(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, timeout_s: int,
+           below: dict[str, int] | None = None) -> dict[str, Any]:
+    """z3 over both programs for all inputs (or those with input < bound, `below`); a model is re-checked by numpy."""
     import z3  # heavy: only when a proof runs
 
     from gpuisa.semantics.domain_z3 import Z3Domain  # imports z3 at module level
@@ -228,11 +334,16 @@ def _prove(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, timeout_s: in
     s = z3.Solver()
     s.set("timeout", timeout_s * 1000)
     s.add(*dom.assumptions)
+    for n, bound in (below or {}).items():
+        s.add(z3.ULT(env[n][0], z3.BitVecVal(bound, p.inputs[n])))
     s.add(pa != pb)
     r = s.check()
     dt = round(time.perf_counter() - t0, 3)
+    bits = sum(p.inputs.values())
     if r == z3.unsat:
-        return {"kind": "proved", "detail": f"z3: equal for all {sum(p.inputs.values())} input bits", "time_s": dt}
+        scope = f"all {bits} input bits" if not below else \
+            "all inputs with " + " and ".join(f"{n} < {b}" for n, b in below.items())
+        return {"kind": "proved", "detail": f"z3: equal for {scope}", "time_s": dt}
     if r == z3.sat:
         model = s.model()
         vals = {n: model.eval(z3.BitVec(n, w), model_completion=True).as_long() for n, w in p.inputs.items()}
@@ -245,6 +356,98 @@ def _prove(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, timeout_s: in
         return {"kind": "counterexample", "counterexample": vals, "time_s": dt,
                 "detail": _cx_text(vals, int(ra), int(rb)) + " (z3 model, re-checked by numpy)"}
     return {"kind": UNDECIDED, "detail": f"undecided (timeout {timeout_s} s)", "time_s": dt}
+
+
+FLOAT_RANDOM = 1 << 20          # random bit patterns per float test, besides every pair of special values
+_FLOAT_SPECIALS = {
+    16: [0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3C00, 0xBC00, 0x3800, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00,
+         0x7E00, 0x7C01, 0x4000, 0x3555],
+    32: [0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x007FFFFF, 0x00800000, 0x3F800000, 0xBF800000,
+         0x3F000000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 0x40000000,
+         0x3EAAAAAB, 0x4B000000, 0x4B7FFFFF, 0xCF000000, 0x4F800000],
+    64: [0, 1 << 63, 1, (1 << 63) | 1, (1 << 52) - 1, 1 << 52, 0x3FF0000000000000, 0xBFF0000000000000,
+         0x7FEFFFFFFFFFFFFF, 0x7FF0000000000000, 0xFFF0000000000000, 0x7FF8000000000000, 0x7FF0000000000001,
+         0x4330000000000000, 0x43E0000000000000, 0xC3E0000000000000],
+}
+
+
+def _float_vectors(p: PtxSide, n_random: int, seed: int) -> dict[str, np.ndarray]:
+    """Every combination of special values (zeros, subnormals, 1, max, inf, NaNs, 2^23 ...) for the float
+    inputs, integer edges for the others, then n_random random bit patterns."""
+    rng = np.random.default_rng(seed)
+    names = list(p.inputs)
+    pools = []
+    for n in names:
+        w = p.inputs[n]
+        if p.kinds.get(n) == "f":
+            pools.append(_FLOAT_SPECIALS.get(w, _FLOAT_SPECIALS[32]))
+        else:
+            m = (1 << w) - 1
+            pools.append(sorted({e & m for e in (0, 1, 2, 3, 0xFF, 1 << (w - 1), (1 << (w - 1)) - 1, m, 0xFFFFFF,
+                                                   0x1000000, 12345)}))
+    combos = list(itertools.islice(itertools.product(*pools), 4096))
+    out = {}
+    for i, n in enumerate(names):
+        w = p.inputs[n]
+        head = np.array([c[i] for c in combos], dtype=np.uint64)
+        lo = rng.integers(0, 1 << min(w, 32), size=n_random, dtype=np.uint64)
+        if w > 32:
+            hi = rng.integers(0, 1 << (w - 32), size=n_random, dtype=np.uint64)
+            lo = (hi << np.uint64(32)) | lo
+        out[n] = np.concatenate([head, lo])
+    return out
+
+
+def _is_nan(x: np.ndarray, w: int) -> np.ndarray:
+    exp, man = {16: (0x7C00, 0x3FF), 32: (0x7F800000, 0x7FFFFF), 64: (0x7FF0000000000000, (1 << 52) - 1)}[w]
+    return ((x & np.uint64(exp)) == np.uint64(exp)) & ((x & np.uint64(man)) != 0)
+
+
+def _flush(x: np.ndarray, w: int) -> np.ndarray:
+    """Subnormals to sign-preserving zero (PTX .ftz: "flushes subnormal inputs and results to sign-preserving zero";
+    AMD MODE denormals off)."""
+    exp, sign = {16: (0x7C00, 0x8000), 32: (0x7F800000, 0x80000000), 64: (0x7FF0000000000000, 1 << 63)}[w]
+    sub = (x & np.uint64(exp)) == 0
+    return np.where(sub, x & np.uint64(sign), x)
+
+
+def _screen(p: PtxSide, prog: Program, arch: str, vecs: dict[str, np.ndarray], texts: Texts) -> np.ndarray:
+    """The program's result bits on the vectors; floats under .ftz get flushed inputs and results."""
+    if p.ftz:
+        vecs = {n: _flush(v, p.inputs[n]) if p.kinds.get(n) == "f" else v for n, v in vecs.items()}
+    out = _run_np(prog, arch, vecs, p.inputs, texts).astype(np.uint64)
+    if p.ftz and p.kinds.get("d") == "f":
+        out = _flush(out, p.dest_width)
+    return out
+
+
+def _mismatch(p: PtxSide, want: np.ndarray, got: np.ndarray) -> np.ndarray:
+    """Lanes where the results differ; a NaN float result matches any NaN (payload and sign not compared)."""
+    diff = want != got
+    if p.float_kind and p.kinds.get("d") == "f" and p.dest_width in (16, 32, 64):
+        diff &= ~(_is_nan(want, p.dest_width) & _is_nan(got, p.dest_width))
+    return np.nonzero(diff)[0]
+
+
+def _test_float(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, n_random: int = FLOAT_RANDOM
+                ) -> dict[str, Any]:
+    """Bit-exact test on all special-value combinations plus n_random random patterns (floats have no z3 lowering
+    here): "tested", never "proved"."""
+    t0 = time.perf_counter()
+    vecs = _float_vectors(p, n_random, seed=0x5EED)
+    want = _screen(p, p.prog, arch, vecs, texts)
+    got = _screen(p, amd_prog, arch, vecs, texts)
+    bad = _mismatch(p, want, got)
+    dt = round(time.perf_counter() - t0, 3)
+    lanes = len(want)
+    if len(bad):
+        i = int(bad[0])
+        vals = {n: int(v[i]) for n, v in vecs.items()}
+        return {"kind": "counterexample", "counterexample": vals, "time_s": dt,
+                "detail": _cx_text(vals, int(want[i]), int(got[i])) + " (numpy evaluator, float test)"}
+    return {"kind": "tested", "time_s": dt, "lanes": lanes,
+            "detail": f"tested bit-exact on {lanes - n_random} special-value combinations and {n_random} random bit "
+                      "patterns (NaN results compared as NaN); not proved"}
 
 
 def _cx_text(vals: dict[str, int], ra: int, rb: int) -> str:
@@ -272,6 +475,27 @@ def _code_fingerprint() -> str:
 
 
 _CODE_FP = _code_fingerprint()
+RESTRICT_TRIES = 6              # refuted candidates (best agreement first) tried under an input range
+PROVED_KINDS = ("proved", "tested")
+
+
+def _evidence(p: PtxSide, a: AmdInstr, wiring: dict[str, Any], amd_prog: Program, arch: str, texts: Texts,
+              proofs: dict[str, Any], timeout_s: int, below: dict[str, int] | None = None) -> dict[str, Any]:
+    """Proof (integers) or test (floats), cached by the fingerprint of both texts, the wiring and the range."""
+    key = _fp(p.text, a.text, json.dumps(_wtext(wiring)), str(p.inputs), str(p.width), str(p.ftz),
+              json.dumps(below or {}), str(p.carry_out), p.float_kind)
+    cached = proofs.get(key)
+    if cached is not None and cached["kind"] != UNDECIDED:
+        ev = dict(cached)
+        if cached.get("arch") != arch:
+            ev["detail"] = f"same pseudocode as {cached['arch']}, {cached['kind']} there: " + cached["detail"]
+        return ev
+    if p.float_kind:
+        ev = _test_float(p, amd_prog, arch, texts) | {"arch": arch}
+    else:
+        ev = _prove(p, amd_prog, arch, texts, timeout_s, below) | {"arch": arch}
+    proofs[key] = ev
+    return ev
 
 
 def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: dict[str, Any],
@@ -279,62 +503,69 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
     """The best mapping of one PTX form on one arch, with evidence; `proofs` is the fingerprint cache,
     `screens` memoises candidate outputs on the test vectors (forms with the same operand widths share them)."""
     screens = {} if screens is None else screens
-    vecs = _vectors(p.inputs, seed=len(p.inputs) * 1000 + p.width)
-    want = _run_np(p.prog, arch, vecs, p.inputs, texts).astype(np.uint64)
+    if p.float_kind:
+        vecs = _float_vectors(p, LANES, seed=len(p.inputs) * 1000 + p.width)
+    else:
+        vecs = _vectors(p.inputs, seed=len(p.inputs) * 1000 + p.width)
+    lanes = len(next(iter(vecs.values())))
+    want = _screen(p, p.prog, arch, vecs, texts)
     nearest: tuple[int, dict[str, Any]] | None = None
     tried = skipped = 0
     undecided: list[dict[str, Any]] = []
     related: dict[str, dict[str, Any]] = {}   # name-related candidates refuted, best wiring each
+    close: list[tuple[int, AmdInstr, dict[str, Any], tuple[str, ...], np.ndarray]] = []
     base = p.form.split(".")[0]
     for a in sorted(amd, key=lambda a: _order(p, a)):
         if not _compatible(p, a):
             continue
         for wiring, notes in _wirings(p, a):
             tried += 1
-            amd_prog = Program((Step("amd", a.name, wiring, "r"),), "r", p.width)
-            memo = (a.name, json.dumps(_wtext(wiring)), tuple(p.inputs.items()), p.width)
+            amd_prog = _amd_program(p, a, wiring)
+            memo = (a.name, json.dumps(_wtext(wiring)), tuple(p.inputs.items()), p.width, p.ftz, p.float_kind,
+                    p.carry_out, tuple(p.kinds.get(n, "") for n in p.inputs))
             if memo not in screens:
                 try:
-                    screens[memo] = _run_np(amd_prog, arch, vecs, p.inputs, texts).astype(np.uint64)
+                    screens[memo] = _screen(p, amd_prog, arch, vecs, texts)
                 except Exception:  # a candidate whose pseudocode does not run is not a candidate
                     screens[memo] = None
             got = screens[memo]
             if got is None:
                 skipped += 1
                 continue
-            bad = np.nonzero(want != got)[0]
-            restrictions = (*notes, *_width_notes(p, a))
+            bad = _mismatch(p, want, got)
+            restrictions = (*notes, *_width_notes(p, a, wiring))
             if len(bad):
                 i = int(bad[0])
                 vals = {n: int(v[i]) for n, v in vecs.items()}
-                agree = LANES - len(bad)
-                refuted = {"amd": a.name, "wiring": _wtext(wiring), "agree": f"{agree}/{LANES}",
+                agree = lanes - len(bad)
+                refuted = {"amd": a.name, "wiring": _wtext(wiring), "agree": f"{agree}/{lanes}",
                            "evidence": {"kind": "counterexample", "counterexample": vals,
                                         "detail": _cx_text(vals, int(want[i]), int(got[i])) + " (numpy evaluator)"}}
                 if base in a.name.split("_") and agree > related.get(a.name, {}).get("n", -1):
                     related[a.name] = {"n": agree, **refuted}
                 if nearest is None or agree > nearest[0]:
                     nearest = (agree, refuted)
+                if not p.float_kind and any(w > 1 and int(vecs[n][bad].min()) >= 2 for n, w in p.inputs.items()):
+                    close.append((agree, a, wiring, restrictions, bad))
                 continue
-            key = _fp(p.text, a.text, json.dumps(_wtext(wiring)), str(p.inputs), str(p.width))
-            cached = proofs.get(key)
-            if cached is not None and cached["kind"] != UNDECIDED:
-                ev = dict(cached)
-                if cached.get("arch") != arch:
-                    ev["detail"] = (f"same pseudocode as {cached['arch']}, {cached['kind']} there: "
-                                    + cached["detail"])
-            else:
-                ev = _prove(p, amd_prog, arch, texts, timeout_s) | {"arch": arch}
-                proofs[key] = ev
-            if ev["kind"] == "proved":
+            ev = _evidence(p, a, wiring, amd_prog, arch, texts, proofs, timeout_s)
+            if ev["kind"] in PROVED_KINDS:
                 level = EQR if restrictions else EQ
                 return {"level": level, "amd": a.name, "wiring": _wtext(wiring), "restrictions": list(restrictions),
                         "evidence": _public(ev), "candidates": tried, "not_run": skipped, "refuted": _refuted(related)}
             if ev["kind"] == UNDECIDED:
                 undecided.append({"amd": a.name, "wiring": _wtext(wiring), "evidence": _public(ev)})
             else:
-                nearest = (LANES, {"amd": a.name, "wiring": _wtext(wiring), "agree": f"{LANES}/{LANES}",
+                nearest = (lanes, {"amd": a.name, "wiring": _wtext(wiring), "agree": f"{lanes}/{lanes}",
                                    "evidence": _public(ev)})
+    best: dict[str, Any] | None = None
+    for _, a, wiring, notes, bad in sorted(close, key=lambda c: -c[0])[:RESTRICT_TRIES]:
+        found = _restricted(p, a, wiring, notes, bad, vecs, arch, texts, proofs, timeout_s)
+        if found is not None and (best is None or found["coverage"] > best["coverage"]):
+            best = found
+    if best is not None:
+        best.pop("coverage")
+        return best | {"candidates": tried, "not_run": skipped, "refuted": _refuted(related)}
     if undecided:
         return {"level": UNDECIDED, **undecided[0], "restrictions": [], "candidates": tried}
     if nearest is not None:
@@ -345,13 +576,59 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
             "reason": f"no {arch} SALU/VALU instruction has compatible operand widths and source count"}
 
 
+MIN_BOUND = 4                   # a range narrower than 0..3 is not a useful restriction
+
+
+def _restricted(p: PtxSide, a: AmdInstr, wiring: dict[str, Any], notes: tuple[str, ...], bad: np.ndarray,
+                vecs: dict[str, np.ndarray], arch: str, texts: Texts, proofs: dict[str, Any], timeout_s: int
+                ) -> dict[str, Any] | None:
+    """A refuted candidate that is equal on a range of one input (every failing lane has it >= the bound, e.g. a
+    shift count >= 5 or a factor >= 2^24): proved under `input < bound`, with the counterexample at the bound."""
+    amd_prog = _amd_program(p, a, wiring)
+    options = []
+    for n, w in p.inputs.items():
+        if w < 2:
+            continue
+        bound = int(vecs[n][bad].min())
+        if bound >= MIN_BOUND:
+            options.append((bound / (1 << w), n, bound))
+    for _, n, bound in sorted(options, reverse=True)[:2]:
+        for _ in range(3):
+            ev = _evidence(p, a, wiring, amd_prog, arch, texts, proofs, timeout_s, {n: bound})
+            cx = ev.get("counterexample", {})
+            if ev["kind"] == "counterexample" and MIN_BOUND <= cx.get(n, 0) < bound:
+                bound = cx[n]
+                continue
+            break
+        if ev["kind"] != "proved":
+            continue
+        vals = _counterexample_at(p, amd_prog, arch, texts, vecs, bad, n, bound)
+        restriction = f"range: {n} < {bound} ({', '.join(f'{k}={v:#x}' for k, v in vals.items())} is a counterexample)"
+        return {"level": EQR, "amd": a.name, "wiring": _wtext(wiring), "restrictions": [restriction, *notes],
+                "evidence": _public(ev) | {"counterexample": vals}, "range": {n: bound},
+                "coverage": bound / (1 << p.inputs[n]) + (0.5 if a.name.startswith("v_") else 0)}
+    return None
+
+
+def _counterexample_at(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, vecs: dict[str, np.ndarray],
+                       bad: np.ndarray, n: str, bound: int) -> dict[str, int]:
+    """A failing input with n exactly at the bound (a failing lane with n moved there), else the lowest failing lane."""
+    lane = int(bad[np.argmin(vecs[n][bad])])
+    vals = {k: int(v[lane]) for k, v in vecs.items()}
+    moved = dict(vals, **{n: bound})
+    one = {k: np.array([v], dtype=np.uint64) for k, v in moved.items()}
+    if int(_screen(p, p.prog, arch, one, texts)[0]) != int(_screen(p, amd_prog, arch, one, texts)[0]):
+        return moved
+    return vals
+
+
 def _refuted(related: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     best = sorted(related.values(), key=lambda r: -r["n"])[:8]
     return [{k: v for k, v in r.items() if k != "n"} for r in best]
 
 
 def _public(ev: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in ev.items() if k in ("kind", "detail", "counterexample", "time_s", "arch")}
+    return {k: v for k, v in ev.items() if k in ("kind", "detail", "counterexample", "time_s", "arch", "lanes")}
 
 
 def _wtext(wiring: dict[str, Any]) -> dict[str, str]:
@@ -361,43 +638,57 @@ def _wtext(wiring: dict[str, Any]) -> dict[str, str]:
 # ------------------------------------------------------------------ all forms, one arch, cached
 def discover_arch(arch: str, forms: list[PtxFormRef], texts: Texts, cache: Path | None = None,
                   timeout_s: int = Z3_TIMEOUT_S) -> dict[str, Any]:
-    """One row per PTX form: {form, chapter, level, amd, wiring, restrictions, evidence | nearest, reason}."""
+    """One row per PTX form: {form, chapter, level, amd, wiring, restrictions, evidence | nearest, reason}.
+
+    Rows are cached per form under a fingerprint of the code, the form's manual text and every
+    candidate's pseudocode on this arch: a warm run recomputes only the fingerprints.
+    """
     t0 = time.perf_counter()
     amd = amd_instructions(arch, texts)
-    fp = _rows_fingerprint(arch, forms, amd, texts)
+    amd_fp = _fp(arch, *(f"{a.name}|{a.text}" for a in amd))
     rows_file = cache.with_name(f"{cache.stem}-rows-{arch}.json") if cache is not None else None
     old = _load(rows_file)
-    if old.get("fingerprint") == fp:
-        return {"arch": arch, "rows": old["rows"], "seconds": round(time.perf_counter() - t0, 2), "cached": True}
-    proofs = _load(cache)
+    stored: dict[str, Any] = old.get("rows", {}) if old.get("amd") == amd_fp and isinstance(old.get("rows"), dict) \
+        else {}
+    proofs: dict[str, Any] | None = None
     screens: dict[tuple, Any] = {}
-    rows = []
+    rows, fresh = [], 0
     for ref in forms:
+        fp = _form_fingerprint(ref, amd_fp, texts)
+        hit = stored.get(ref.form)
+        if hit is not None and hit.get("fp") == fp:
+            rows.append(hit["row"])
+            continue
+        if proofs is None:
+            proofs = _load(cache)
         row: dict[str, Any] = {"form": ref.form, "chapter": ref.chapter, "arch": arch}
         try:
             p = ptx_side(ref.form, texts)
-            rows.append(row | map_form(p, arch, amd, texts, proofs, timeout_s, screens))
+            row |= map_form(p, arch, amd, texts, proofs, timeout_s, screens)
         except Exception as exc:  # the row says why; one form never stops the table
-            rows.append(row | {"level": NOSEM, "reason": f"the PTX semantics do not evaluate: {exc}"})
-    _save(cache, proofs)
-    if rows_file is not None:
-        tmp = rows_file.with_suffix(f".{time.time_ns()}.tmp")
-        tmp.write_text(json.dumps({"fingerprint": fp, "rows": rows}))
-        tmp.replace(rows_file)
-    return {"arch": arch, "rows": rows, "seconds": round(time.perf_counter() - t0, 2), "cached": False}
+            row |= {"level": NOSEM, "reason": f"the PTX semantics do not evaluate: {exc}"}
+        rows.append(row)
+        stored[ref.form] = {"fp": fp, "row": row}
+        fresh += 1
+    if fresh:
+        _save(cache, proofs or {})
+        if rows_file is not None:
+            rows_file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = rows_file.with_suffix(f".{time.time_ns()}.tmp")
+            tmp.write_text(json.dumps({"amd": amd_fp, "rows": stored}))
+            tmp.replace(rows_file)
+    return {"arch": arch, "rows": rows, "seconds": round(time.perf_counter() - t0, 2), "cached": not fresh,
+            "computed": fresh}
 
 
-def _rows_fingerprint(arch: str, forms: list[PtxFormRef], amd: list[AmdInstr], texts: Texts) -> str:
-    """Changes when the code, a form's manual text or any candidate's pseudocode changes."""
-    parts = [arch]
-    for ref in forms:
-        try:
-            found = texts.ptx_form_text(ref.form)
-            parts.append(f"{ref.form}|{ref.chapter}|{found.syntax}|{found.semantics}")
-        except GpuisaError as exc:
-            parts.append(f"{ref.form}|{exc}")
-    parts += [f"{a.name}|{a.text}" for a in amd]
-    return _fp(*parts)
+def _form_fingerprint(ref: PtxFormRef, amd_fp: str, texts: Texts) -> str:
+    """Changes when the code, the form's manual text or any candidate's pseudocode changes."""
+    try:
+        found = texts.ptx_form_text(ref.form)
+        part = f"{ref.form}|{ref.chapter}|{found.form.operands}|{found.syntax}|{found.semantics}"
+    except GpuisaError as exc:
+        part = f"{ref.form}|{exc}"
+    return _fp(amd_fp, part)
 
 
 def _load(cache: Path | None) -> dict[str, Any]:
@@ -421,4 +712,4 @@ def _save(cache: Path | None, proofs: dict[str, Any]) -> None:
 
 def decided(row: dict[str, Any]) -> bool:
     """A row whose level rests on evidence: proved (possibly restricted) or refuted nearest candidate."""
-    return row["level"] in (EQ, EQR) or (row["level"] == NONE and "nearest" in row)
+    return row["level"] in (EQ, EQR, SEQ) or (row["level"] == NONE and "nearest" in row)

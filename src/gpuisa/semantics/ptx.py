@@ -28,6 +28,7 @@ PTX_GRAMMAR = "ptx_semantics.lark"
 EXACT_WIDTH = 192          # wide enough for 64x64-bit products and 128-bit carry-less sums
 
 # Operand types the manual states in prose rather than in the form; (instruction, operand) -> type.
+# "#0" / "#1" name the form's first / second type (`set.lt.u32.s16`: d is .u32, a and b .s16).
 OPERAND_TYPES: dict[str, dict[str, str]] = {
     # 9.7.1.20 bfe: "Operands b and c are type .u32"
     "bfe": {"b": ".u32", "c": ".u32"},
@@ -43,7 +44,58 @@ OPERAND_TYPES: dict[str, dict[str, str]] = {
     "szext": {"b": ".u32"}, "bmsk": {"a": ".u32", "b": ".u32"},
     # 9.7.9.7 shf: "c is .u32"
     "shf": {"c": ".u32"},
+    # 9.7.7.2 setp: "Operands a and b have type .type; operands p, q, and c have type .pred"
+    "setp": {"p": ".pred", "q": ".pred", "c": ".pred"},
+    # 9.7.7.3 selp: "Operand c is a predicate"
+    "selp": {"c": ".pred"},
+    # 9.7.7.1 set: "Operand d has type .dtype; operands a and b have type .stype; operand c has type .pred"
+    "set": {"d": "#0", "a": "#1", "b": "#1", "c": ".pred"},
+    # 9.7.7.4 slct: "operand c must match the second instruction type (.s32 or .f32)"
+    "slct": {"c": "#1"},
+    # 9.7.9.21 cvt: `cvt{.irnd}{.ftz}{.sat}.dtype.atype d, a;` d is .dtype, a is .atype
+    "cvt": {"d": "#0", "a": "#1"},
 }
+# Mixed precision (9.7.5.x): `add{.rnd}{.sat}.cdtype.atype d, a, c;` and `fma ... .cdtype.abtype d, a, b, c;`:
+# d and c are the first type, a and b the second.
+MIXED_OPERAND_TYPES: dict[str, str] = {"d": "#0", "c": "#0", "a": "#1", "b": "#1"}
+MIXED_CHAPTER_NAMES = ("add", "sub", "mul", "fma")
+
+# Comparison operators of set/setp (`t = (a CmpOp b) ? 1 : 0;`), from 9.7.7.2's Integer and Floating Point
+# Notes: "lo, ls, hi, and hs ... may be used instead of lt, le, gt, ge"; "If either operand is NaN, the
+# result is False" (ordered); "If either operand is NaN, then the result of these comparisons is True"
+# (unordered, the -u forms); "num returns True if both operands are numeric values (not NaN), and nan
+# returns True if either operand is NaN". A and B stand for the two compared expressions.
+CMP_OPS: dict[str, str] = {
+    "eq": "(A == B)", "ne": "(A != B && !isNAN(A) && !isNAN(B))", "lt": "(A < B)", "le": "(A <= B)",
+    "gt": "(A > B)", "ge": "(A >= B)", "lo": "(A < B)", "ls": "(A <= B)", "hi": "(A > B)", "hs": "(A >= B)",
+    "equ": "(A == B || isNAN(A) || isNAN(B))", "neu": "(A != B)", "ltu": "(A < B || isNAN(A) || isNAN(B))",
+    "leu": "(A <= B || isNAN(A) || isNAN(B))", "gtu": "(A > B || isNAN(A) || isNAN(B))",
+    "geu": "(A >= B || isNAN(A) || isNAN(B))", "num": "(!isNAN(A) && !isNAN(B))", "nan": "(isNAN(A) || isNAN(B))",
+}
+CMP_OPS_INT = {"ne": "(A != B)"}       # integers have no NaN: ne is plain C !=
+# `p = BoolOp(t, c);` (9.7.7.2 Description: "combines the result with another predicate value by applying
+# a Boolean operator"); a form without .BoolOp writes t itself.
+BOOL_OPS: dict[str, str] = {"and": "(T & C)", "or": "(T | C)", "xor": "(T ^ C)", "": "(T)"}
+
+# Saturation, stated in prose only (the Semantics blocks write `d = a + b;`). 9.7.1.1 add: ".sat limits
+# result to MININT..MAXINT (no overflow) for the size and signedness of the operation"; 9.7.1.2 sub and
+# 9.7.1.4 mad (".sat ... Applies only to .s32 type in .hi mode") say the same. Read as: the final
+# `d = expr;` stores saturate(expr), the exact value clamped to d's type.
+SATURATING = ("add", "sub", "mad", "mad24", "cvt")
+
+# Blocks that cannot be read as written, replaced by the branch that applies: instruction -> (code, why).
+PROSE_BLOCKS: dict[str, tuple[str, str]] = {
+    # 9.7.10.24 cvt: the Semantics block's branches are guarded by comments (`if (/* inst type is .f16x2 ... */)`);
+    # for scalar .dtype/.atype the final `} else { d = convert(a); }` applies. convert() is ptx_builtins._convert.
+    "cvt": ("d = convert(a);", "the final else branch of cvt's block, for scalar types (the others are guarded by "
+                               "comments for packed and narrow float types)"),
+}
+
+# Carry, stated in prose only: 9.7.2.1 add.cc "carry-out written to CC.CF"; 9.7.2.2 addc `d = a + b + CC.CF;`
+# "if .cc specified, carry-out written to CC.CF"; 9.7.2.3/4 sub.cc/subc "borrow-out written to CC.CF"
+# (`d = a - (b + CC.CF);`); 9.7.2.5/6 mad.cc/madc "carry-out from addition is written to CC.CF".
+# CC.CF is read as the 1-bit input `cf` and written as the output `cf_out`.
+CARRY_NAMES = ("add.cc", "sub.cc", "addc", "subc", "mad.cc", "madc")
 
 # Where a Semantics block, read literally, cannot mean what its Description says. Each fix is
 # applied to the text before parsing and reported with every result that used it.
@@ -60,7 +112,9 @@ _TYPE = re.compile(r"^\.([usbf])(8|16|32|64)$")
 
 
 def type_of(t: str) -> tuple[str, int]:
-    """('u', 32) for '.u32'; .b is raw bits (unsigned), .s signed."""
+    """('u', 32) for '.u32'; .b is raw bits (unsigned), .s signed; a .pred is one unsigned bit."""
+    if t == ".pred":
+        return "u", 1
     m = _TYPE.match(t)
     if not m:
         raise EvalError(f"PTX type {t} is not an integer register type this evaluator models")
@@ -80,13 +134,102 @@ class PtxSemantics:
     classes: dict[str, str] = field(default_factory=dict)   # "mode" -> ".lo"
     cite: str = ""
     errata: tuple[str, ...] = ()   # fixes from ERRATA applied to this block
+    outputs: tuple[str, ...] = ()  # written besides the destination (cf_out: the carry, see CARRY_NAMES)
+    prose: tuple[str, ...] = ()    # prose rules applied (CMP_OPS, SATURATING, CARRY_NAMES), for the record
 
 
 def _classes(syntax: str) -> dict[str, set[str]]:
+    """`.type = { .b16, .b32 }` -> {'type': {'.b16', '.b32'}}; chained names (`.dtype = .atype = {`) each get
+    the set; values written without a dot (`.CmpOp = { eq, ne }`) are modifiers all the same."""
     out: dict[str, set[str]] = {}
-    for m in re.finditer(r"\.(\w+)\s*=\s*\{([^}]*)\}", syntax):
-        out[m.group(1)] = {v.strip() for v in m.group(2).split(",") if v.strip()}
+    for m in re.finditer(r"((?:\.\w+\s*=\s*)+)\{([^}]*)\}", syntax):
+        values = {"." + v.strip().lstrip(".") for v in m.group(2).split(",") if re.fullmatch(r"\.?\w+", v.strip())}
+        for name in re.findall(r"\.(\w+)", m.group(1)):
+            out.setdefault(name, values)
     return out
+
+
+def operand_names(operands: str) -> list[str]:
+    """The manual's operand names of a form: `p[|q], a, b, {!}c` -> p, a, b, c; `{a, b}` stays one."""
+    out = []
+    depth, part = 0, ""
+    for ch in operands.split(";")[0] + ",":
+        if ch in "{[(":
+            depth += 1
+        elif ch in "}])":
+            depth -= 1
+        if ch == "," and depth <= 0:
+            name = re.sub(r"\[\|?\w*\]|\{!?\}|[\[\]{}!|]", "", part).strip()
+            if name:
+                out.append(name.split()[0])
+            part = ""
+        else:
+            part += ch
+    return out
+
+
+def _prose_rules(name: str, code: str, rec: Any, chosen: dict[str, str], types: dict[str, tuple[str, int]],
+                 width: int) -> tuple[str, list[str], tuple[str, ...], list[str]]:
+    """Apply CMP_OPS / BOOL_OPS, SATURATING and CARRY_NAMES; returns (code, extra inputs, outputs, notes)."""
+    notes: list[str] = []
+    extra: list[str] = []
+    outputs: tuple[str, ...] = ()
+    if "CmpOp" in code:
+        op = chosen.get("CmpOp", "").lstrip(".")
+        if not op:
+            raise EvalError("the form names no comparison (.CmpOp)", rec.form)
+        is_float = any(k == "f" for o, (k, _) in types.items() if o in ("a", "b"))
+        expr = (CMP_OPS if is_float else {**CMP_OPS, **CMP_OPS_INT})[op]
+
+        def cmp(m: re.Match[str]) -> str:
+            return expr.replace("A", m.group(1)).replace("B", m.group(2))
+
+        code = re.sub(r"\(\s*([\w\[\]]+)\s+CmpOp\s+([\w\[\]]+)\s*\)", cmp, code)
+        notes.append(f"CmpOp {op}: {expr}")
+    if "BoolOp" in code:
+        op = chosen.get("BoolOp", "").lstrip(".")
+
+        def boolop(m: re.Match[str]) -> str:
+            return BOOL_OPS[op].replace("T", m.group(1)).replace("C", m.group(2))
+
+        code = re.sub(r"BoolOp\(\s*(!?[\w\[\]]+)\s*,\s*(\w+)\s*\)", boolop, code)
+        notes.append(f"BoolOp {op or '(none)'}: {BOOL_OPS[op]}")
+    code = re.sub(r"\bisFloat\((\w+)\)", "1" if types.get("d", ("u", 0))[0] == "f" else "0", code)
+    code = re.sub(r"\b(\d+)\.0f\b", r"\1", code)
+    if ".sat" in rec.modifiers and name in SATURATING:
+        code, n = re.subn(r"(?m)^(\s*d\s*=\s*)(.+?);", r"\1saturate(\2);", code)
+        if n:
+            notes.append(".sat: d = saturate(expr), the exact value clamped to d's type")
+    if name in CARRY_NAMES:
+        if "CC.CF" in code:
+            code = code.replace("CC.CF", "cf")
+            extra.append("cf")
+        if ".cc" in rec.modifiers or name.endswith(".cc"):
+            code = _carry_out(code, width)
+            outputs = ("cf_out",)
+        notes.append("CC.CF read as input cf, carry-out written to cf_out")
+    return code, extra, outputs, notes
+
+
+def _carry_out(code: str, width: int) -> str:
+    """After `d = x + y [+ cf];` add `cf_out = carry of the unsigned width-bit sum` (borrow for `d = a - ...`).
+
+    Operands are masked to `width` bits (not sliced) so the sum stays exact (slices are width-bit values)."""
+    m = re.search(r"(?m)^\s*d\s*=\s*(.+?);", code)
+    if m is None:
+        return code
+    expr = m.group(1)
+    mask = f" & {hex((1 << width) - 1)}"
+    sub = re.fullmatch(r"\s*(\w+)\s*-\s*\(?\s*(\w+)\s*(?:\+\s*(\w+))?\s*\)?\s*", expr)
+    if sub:
+        a, b, c = sub.groups()
+        rhs = f"(({b}){mask}) + {c}" if c else f"(({b}){mask})"
+        line = f"cf_out = ((({a}){mask}) < {rhs}) ? 1 : 0;"
+    else:
+        terms = [t.strip() for t in expr.split("+")]
+        total = " + ".join(t if t == "cf" else f"(({t}){mask})" for t in terms)
+        line = f"cf_out = (({total}) >> {width}) & 1;"
+    return code[:m.end()] + "\n" + line + code[m.end():]
 
 
 def _code_of(semantics_md: str) -> str:
@@ -130,7 +273,7 @@ def ptx_semantics(form: str, texts: Texts, errata: bool = True) -> PtxSemantics:
         chosen["type"] = rec.types[0]
     if found.instruction == "shf":
         chosen["dir"] = next((m for m in rec.modifiers if m in (".l", ".r")), "")
-    ops = [o.strip().strip("[]{}") for o in rec.operands.split(",") if o.strip()]
+    ops = operand_names(rec.operands)
     base = rec.types[0] if rec.types else ".b32"
     btype = type_of(base)
     types = {o: btype for o in ops}
@@ -143,8 +286,13 @@ def ptx_semantics(form: str, texts: Texts, errata: bool = True) -> PtxSemantics:
         for o in ("c", "d"):
             types[o] = ("i" if signed else "u", 32)
         types["a"] = types["b"] = ("b", 32)
-    for o, t in OPERAND_TYPES.get(found.instruction, {}).items():
+    slots = OPERAND_TYPES.get(found.instruction, {})
+    if found.instruction in MIXED_CHAPTER_NAMES and len(rec.types) == 2 and rec.types[0] != rec.types[1]:
+        slots = MIXED_OPERAND_TYPES
+    for o, t in slots.items():
         if o in types:
+            if t.startswith("#"):
+                t = rec.types[min(int(t[1:]), len(rec.types) - 1)] if rec.types else base
             types[o] = type_of(t)
     applied = []
     fixed = code
@@ -152,9 +300,18 @@ def ptx_semantics(form: str, texts: Texts, errata: bool = True) -> PtxSemantics:
         if find in fixed:
             fixed = fixed.replace(find, repl)
             applied.append(f"{find!r} read as {repl.splitlines()[-1]!r}: {why}")
+    if found.instruction in PROSE_BLOCKS and len(rec.types) == 2 and all(_TYPE.match(t) for t in rec.types):
+        fixed, why = PROSE_BLOCKS[found.instruction]
+        applied.append(f"block read as {fixed!r}: {why}")
+    fixed, extra, outputs, notes = _prose_rules(found.instruction, fixed, rec, chosen, types, btype[1])
+    for o in extra:
+        ops.append(o)
+        types[o] = ("u", 1)
+    for o in outputs:
+        types[o] = ("u", 1)
     code_p = prepare_ptx(fixed, rec.modifiers, chosen, btype[1])
     return PtxSemantics(rec.form, found.instruction, code, code_p, ops, types, rec.modifiers, chosen,
-                        found.cite, tuple(applied))
+                        found.cite, tuple(applied), outputs, tuple(notes))
 
 
 @lru_cache(maxsize=1024)
@@ -192,6 +349,9 @@ def bind_inputs(ip: Any, sem: PtxSemantics, inputs: dict[str, Any], dom: Any) ->
             data = dom.resize(data, data.size(), width, False)
         ext = dom.resize(data, width, EXACT_WIDTH, kind == "i")
         ip.env[name] = TV("i", EXACT_WIDTH, ext)
+    for name in sem.outputs:
+        kind, width = sem.types[name]
+        ip.declared[name] = (kind, width)
     for name in inputs:
         if name not in sem.operands:
             raise EvalError(f"unknown operand {name}; {sem.form} has operands {', '.join(sem.operands)}", sem.form)
