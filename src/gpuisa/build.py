@@ -28,7 +28,8 @@ from gpuisa.catalog.write import (
     write_amd,
     write_equivalents,
 )
-from gpuisa.crossref.stage import Equivalents, compute_equivalents
+from gpuisa.crossref.discovery import rosetta_forms
+from gpuisa.crossref.stage import DEFAULT_BUDGET_S, Equivalents, compute_equivalents
 from gpuisa.model import ManualData
 from gpuisa.model_llvm import McCorpus, TargetVerdict
 from gpuisa.model_ptx import PtxManual, PtxVerification
@@ -80,6 +81,7 @@ class Build:
     merged: dict[str, merge.MergedInstruction] = field(default_factory=dict)
     coverage: list[ArchCoverage] = field(default_factory=list)
     mappings: Equivalents | None = None
+    rosetta_budget_s: float | None = DEFAULT_BUDGET_S   # cold discovery time (crossref.stage); None: no limit
     resolution: Resolution | None = None
     llvm_report: LlvmReport | None = None
 
@@ -184,7 +186,9 @@ def cross_vendor(b: Build) -> None:
         b.notes.append("cross-vendor equivalents skipped: no PTX ISA manual in the sources")
         return
     b.step("cross-vendor equivalents", 0)
-    b.mappings = compute_equivalents(ManualTexts(b.manuals, b.ptx), cache_dir() / "crossref-evidence.json")
+    b.mappings = compute_equivalents(ManualTexts(b.manuals, b.ptx), cache_dir() / "crossref-evidence.json",
+                                     rosetta_forms([(f.form, i.category) for i in b.ptx.instructions for f in i.forms]),
+                                     jobs=b.jobs, progress=b.progress, budget_s=b.rosetta_budget_s)
     b.step("cross-vendor equivalents", 1)
     b.notes.append(b.mappings.note())
 
@@ -201,7 +205,7 @@ def write(b: Build) -> None:
         if b.corpus is not None:
             b.llvm_report = write_llvm(conn, b.corpus, b.manuals, b.merged, b.llvm_verdicts, b.llvm_tool)
         if b.mappings is not None:
-            write_equivalents(conn, b.mappings.rows, b.mappings.summary)
+            write_equivalents(conn, b.mappings.rows, b.mappings.summary, b.mappings.rosetta)
 
 
 STAGES: tuple[Callable[[Build], None], ...] = (

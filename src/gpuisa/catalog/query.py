@@ -12,6 +12,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from gpuisa.archs import BY_KEY, Arch, resolve_arch
 from gpuisa.catalog import names
@@ -37,6 +38,9 @@ from gpuisa.errors import BudgetError, CatalogError, GpuisaError, NotFoundError
 from gpuisa.limits import MAX_QUERY_CHARS, MAX_QUERY_TERMS, SEARCH_SECONDS
 from gpuisa.model import Encoding, Field, InstructionDoc, Provenance
 from gpuisa.model_ptx import PtxFormText
+
+# Rosetta levels that rest on evidence (crossref.discovery.decided; "none" counts when its nearest candidate is refuted).
+ROSETTA_DECIDED = ("equivalent", "equivalent with restrictions", "needs a sequence")
 
 _FTS_SAFE = re.compile(r"[^\w.]+", re.UNICODE)
 
@@ -64,6 +68,30 @@ class Catalog:
 
     def meta(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT key, value FROM meta"))
+
+    def rosetta(self, arch: str | None = None, chapter: str = "", level: str = "") -> dict[str, Any]:
+        """The Rosetta table the build stored (crossref.stage.rosetta_cell per PTX form and arch): rows of PTX forms
+        with a cell per arch, filtered by arch key, chapter substring and level; with decided counts per arch and
+        chapter. {"rows": []} for a catalog built without equivalents."""
+        raw = self.meta().get("rosetta")
+        cells = json.loads(raw) if raw else []
+        order = {a["key"]: i for i, a in enumerate(self.archs())}
+        archs = sorted({c["arch"] for c in cells}, key=lambda a: order.get(a, 99))
+        if arch:
+            archs = [a for a in archs if a == arch]
+        rows: dict[str, dict[str, Any]] = {}
+        coverage: dict[str, dict[str, dict[str, int]]] = {}
+        for c in cells:
+            if c["arch"] not in archs or chapter.lower() not in c["chapter"].lower():
+                continue
+            cov = coverage.setdefault(c["arch"], {}).setdefault(c["chapter"], {"decided": 0, "total": 0})
+            cov["total"] += 1
+            cov["decided"] += int(c["level"] in ROSETTA_DECIDED or (c["level"] == "none" and bool(c["nearest"])))
+            row = rows.setdefault(c["form"], {"form": c["form"], "chapter": c["chapter"], "cells": {}})
+            row["cells"][c["arch"]] = {k: v for k, v in c.items() if k not in ("form", "chapter", "arch")}
+        out = [r for r in rows.values() if not level or any(x["level"] == level for x in r["cells"].values())]
+        return {"archs": archs, "chapters": sorted({r["chapter"] for r in rows.values()}), "rows": out,
+                "coverage": coverage}
 
     def verification(self) -> dict[str, dict]:
         """Per tool ("llvm-mc", "ptxas"): state (verified / pending / missing / not run), tool, note,

@@ -102,10 +102,14 @@ def new_catalog(target: Path) -> Iterator[sqlite3.Connection]:
         raise
 
 
-def write_equivalents(conn: sqlite3.Connection, rows: list[tuple[str, str, str]], summary: dict) -> None:
-    """Mappings per (name, vendor) as JSON, and the evidence summary in meta."""
+def write_equivalents(conn: sqlite3.Connection, rows: list[tuple[str, str, str]], summary: dict,
+                      rosetta: list[dict] | None = None) -> None:
+    """Mappings per (name, vendor) as JSON, the evidence summary in meta, and the Rosetta table (one cell per
+    PTX form and arch) in meta 'rosetta'."""
     conn.executemany("INSERT OR REPLACE INTO equivalents(name, vendor, mappings) VALUES (?,?,?)", rows)
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('equivalents', ?)", (json.dumps(summary),))
+    if rosetta is not None:
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('rosetta', ?)", (json.dumps(rosetta),))
 
 
 def arch_coverage(data: ManualData, merged: dict[str, m.MergedInstruction]) -> ArchCoverage:

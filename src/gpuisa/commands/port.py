@@ -29,8 +29,16 @@ _NOT_STATEMENT = re.compile(r"^\s*(?:\.|[{}]|[$%\w]+\s*:(?!:)\s*$|$)")
 
 def port_text(cat: Any, text: str, arch: str) -> dict[str, Any]:
     """{"arch", "lines": [...]} for PTX text; never raises on the text itself."""
-    from gpuisa.crossref.discovery import CHAPTERS, PtxFormRef, discover_arch, rosetta_forms  # heavy: numpy, lark
-    from gpuisa.crossref.port import ERROR, Statement, port_statement
+    from gpuisa.crossref.discovery import (  # heavy: numpy, lark
+        CHAPTERS,
+        EQ,
+        EQR,
+        PAIRS_CHAPTER,
+        PtxFormRef,
+        discover_arch,
+        rosetta_forms,
+    )
+    from gpuisa.crossref.port import ERROR, Statement, fusable_pairs, port_pair, port_statement
     from gpuisa.crossref.ptx_forms import WrittenForms
     from gpuisa.lsp.asm_text import read
 
@@ -55,11 +63,25 @@ def port_text(cat: Any, text: str, arch: str) -> dict[str, Any]:
             wanted.setdefault(found.form.form, chapter)
         except GpuisaError:
             continue
+    pairs = fusable_pairs(statements, forms)
+    for name in set(pairs.values()):
+        wanted[name] = PAIRS_CHAPTER
     rows = discover_arch(arch, [PtxFormRef(f, c) for f, c in wanted.items()], forms,
                          paths.cache_dir() / "rosetta-proofs.json")["rows"]
     by_form = {r["form"]: r for r in rows}
-    out = [port_statement(st, forms, lambda form, _c: by_form[form], lambda head: chapters.get(head))
-           for st in statements]
+    out: list[dict[str, Any]] = []
+    fused_second: dict[int, dict[str, Any]] = {}
+    for i, st in enumerate(statements):
+        if i in fused_second:
+            out.append(fused_second.pop(i))
+            continue
+        pair = by_form.get(pairs.get(i, ""))
+        if pair is not None and pair["level"] in (EQ, EQR):
+            first, second = port_pair(st, statements[i + 1], pair)
+            out.append(first)
+            fused_second[i + 1] = second
+            continue
+        out.append(port_statement(st, forms, lambda form, _c: by_form[form], lambda head: chapters.get(head)))
     seen = {st.line for st in statements}
     in_block = False
     for no, src in enumerate(lines, 1):

@@ -20,7 +20,7 @@ import itertools
 import json
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,9 @@ Z3_TIMEOUT_S = 10
 LANES = 384
 EQ, EQR, SEQ, NONE, UNDECIDED, NOSEM = ("equivalent", "equivalent with restrictions", "needs a sequence", "none",
                                         "undecided", "no semantics")
+NOT_COMPUTED = "not computed"
+
+Progress = Callable[[str, int, int], None]       # (stage or arch, done, total)
 
 _SOURCE = re.compile(r"\bS([0-2])\b")
 _WRITES = re.compile(r"^\s*(SCC|VCC(\.\w+)?(\[[^]]*\])?)\s*=", re.M)
@@ -79,12 +82,17 @@ def rosetta_forms(listed: Iterable[tuple[str, str]], chapters: tuple[str, ...] =
             chapter = CVT_CHAPTER
         seen.add(form)
         out.append(PtxFormRef(form, chapter))
-    return out
+    return out + [r for r in pair_refs() if r.form not in seen]
 
 
 def chapter_titles() -> tuple[str, ...]:
-    """The Rosetta's chapter names as its rows carry them."""
-    return (*CHAPTERS[:-1], CVT_CHAPTER)
+    """The Rosetta's chapter names as its rows carry them (the PTX pairs last: they are not manual forms and do not
+    count in coverage)."""
+    return (*CHAPTERS[:-1], CVT_CHAPTER, PAIRS_CHAPTER)
+
+
+def pair_refs() -> list[PtxFormRef]:
+    return [PtxFormRef(name, PAIRS_CHAPTER) for name in PAIRS]
 
 
 # ------------------------------------------------------------------ input vectors
@@ -124,13 +132,13 @@ def _run_np(prog: Program, arch: str, vecs: dict[str, np.ndarray], widths: dict[
 NOT_MODELLED: tuple[tuple[str, str], ...] = (
     (r"^(mul24|mad24)\.", "the Description states a and b are 24-bit values held in 32-bit registers; the "
                          "Semantics block's `t = a * b` does not model that range"),
-    (r"\.(rz|rm|rp|rna|rs)\b",
-     "directed rounding (.rz/.rm/.rp/.rna/.rs) is not modelled by the numpy float evaluator (it rounds to nearest "
-     "even)"),
+    (r"\.(rna|rs)\b", ".rna (ties away) and .rs (stochastic) rounding are not modelled by the evaluator"),
+    (r"^(?!cvt).*\.(rz|rm|rp)\b.*\.f64\b|^(div|sqrt|rcp|rsqrt)\..*\.(rz|rm|rp)\b",
+     "directed rounding of f64 arithmetic and of div/sqrt/rcp is not modelled (ptx_builtins.DIRECTED covers add, "
+     "sub, mul and fma of f16/f32 and cvt)"),
     (r"\.approx\b", ".approx results are implementation-defined within a stated error bound: no bit-exact "
                      "equivalence exists to prove"),
-    (r"\.(relu|satfinite|oob|NaN|xorsign)\b", "this modifier's clamping/NaN rule is not modelled by the evaluator"),
-    (r"\.sat\b.*\.f\d+|\.f\d+.*\.sat\b", "float .sat (clamp to [0.0, 1.0]) is not modelled by the evaluator"),
+    (r"\.(satfinite|oob|NaN|xorsign)\b", "this modifier's clamping/NaN rule is not modelled by the evaluator"),
 )
 FLOAT_KINDS = ("f",)
 
@@ -147,6 +155,7 @@ class PtxSide:
     float_kind: str = ""         # "f32" ... when the destination or a source is a float (compared bit-exactly)
     ftz: bool = False            # the form flushes subnormals (compared under the AMD denormal-flush mode)
     kinds: dict[str, str] = field(default_factory=dict)   # operand -> u/i/b/f
+    elem: tuple[str, int] | None = None   # packed forms (.u16x2, .f16x2): the element kind and width
 
 
 def _carry_result(width: int) -> Any:
@@ -167,6 +176,8 @@ def ptx_side(form: str, texts: Texts) -> PtxSide:
     if max(width, *inputs.values()) > 64:
         raise GpuisaError(f"{form}: operands wider than 64 bits (not in the discovery)")
     floats = sorted({f"f{w}" for o, (k, w) in sem.types.items() if k in FLOAT_KINDS})
+    if sem.elem is not None and sem.elem[0] == "f":
+        floats = [f"f{sem.elem[1]}x{32 // sem.elem[1]}"]
     args = {o: o for o in ins}
     steps = [Step("nvidia", form, args, "r")]
     carry = "cf_out" in sem.outputs
@@ -175,8 +186,32 @@ def ptx_side(form: str, texts: Texts) -> PtxSide:
         prog = Program(tuple(steps), _carry_result(width), width + 1)
     else:
         prog = Program(tuple(steps), "r", width)
+    kinds = {o: k for o, (k, _) in sem.types.items()}
+    if sem.elem is not None and sem.elem[0] == "f":
+        kinds.update({o: "f" for o, (k, _) in sem.types.items() if k == "b"})   # packed floats, compared per element
     return PtxSide(form, inputs, prog.width, sem.code, prog, width, carry, ",".join(floats), ".ftz" in sem.modifiers,
-                   {o: k for o, (k, _) in sem.types.items()})
+                   kinds, sem.elem)
+
+
+# PTX pairs a kernel writes for one AMD instruction (a hints table: it names pairs to try, the evidence is the
+# discovery's). Each: (first form, second form, how the second reads the first's result and the inputs, inputs).
+PAIRS: dict[str, tuple[str, str, dict[str, str], dict[str, int]]] = {
+    # address arithmetic: shl then add (AMD V_LSHL_ADD_U64 / V_LSHL_ADD_U32 do both)
+    "shl.b64 + add.u64": ("shl.b64", "add.u64", {"a": "t", "b": "c"}, {"a": 64, "b": 32, "c": 64}),
+    "shl.b32 + add.u32": ("shl.b32", "add.u32", {"a": "t", "b": "c"}, {"a": 32, "b": 32, "c": 32}),
+}
+PAIRS_CHAPTER = "PTX pairs (fused on AMD)"
+
+
+def pair_side(name: str, texts: Texts) -> PtxSide:
+    """A PAIRS entry as one program: t = first(a, b); d = second(t, c)."""
+    first, second, args, inputs = PAIRS[name]
+    a = ptx_side(first, texts)
+    b = ptx_side(second, texts)
+    prog = Program((Step("nvidia", first, {"a": "a", "b": "b"}, "t"), Step("nvidia", second, args, "r")), "r",
+                   b.dest_width)
+    return PtxSide(name, dict(inputs), b.dest_width, a.text + "\n" + b.text, prog, b.dest_width,
+                   kinds=dict.fromkeys(inputs, "b"))
 
 
 # ------------------------------------------------------------------ AMD candidates
@@ -200,7 +235,7 @@ def amd_instructions(arch: str, texts: Texts) -> list[AmdInstr]:
     """SALU/VALU instructions of an arch that have pseudocode, with their source count and name widths."""
     out = []
     for name in sorted({k.lower() for k in texts.instruction_docs(arch)}):
-        if not name.startswith(("v_", "s_")) or name.startswith(("v_cmpx", "v_pk_", "v_wmma", "v_mfma", "v_smfmac",
+        if not name.startswith(("v_", "s_")) or name.startswith(("v_cmpx", "v_wmma", "v_mfma", "v_smfmac",
                                                                   "s_cbranch", "s_buffer", "s_load", "s_store")):
             continue
         try:
@@ -244,7 +279,12 @@ def _flags(p: PtxSide) -> list[str]:
     return [n for n, w in p.inputs.items() if w == 1]
 
 
-def _compatible(p: PtxSide, a: AmdInstr) -> bool:
+def _compatible(p: PtxSide, a: AmdInstr, relaxed: bool = False) -> bool:
+    """Whether a can stand for p: operand kinds, flags, source count and widths; `relaxed` keeps only the source
+    count (the fallback that finds a nearest candidate to refute when nothing fits)."""
+    k = len(p.inputs) - (1 if a.reads and _flags(p) else 0)
+    if relaxed:
+        return a.sources in (k, k + 1) and not (a.reads and not _flags(p)) and not (p.carry_out and not a.writes)
     if bool(p.float_kind) != a.floats and not ("cvt" in a.name or _bitwise(a)):
         return False
     if p.carry_out and not a.writes:
@@ -254,6 +294,10 @@ def _compatible(p: PtxSide, a: AmdInstr) -> bool:
         return False
     if a.sources not in (k, k + 1):
         return False
+    if (p.elem is not None) != a.name.startswith("v_pk_"):
+        return False                     # packed forms map to packed instructions (V_PK_*), scalar to scalar
+    if p.elem is not None:
+        return p.elem[1] in a.widths
     widest = max(w for w in p.inputs.values())
     return p.dest_width in a.widths or widest in a.widths
 
@@ -308,6 +352,8 @@ def _width_notes(p: PtxSide, a: AmdInstr, wiring: dict[str, Any]) -> tuple[str, 
     return tuple(notes)
 
 
+DIRECTED_NOTE = (" (AMD runs in its reset MODE here, round to nearest even; a kernel that sets MODE.FP_ROUND to the "
+                 "form's direction is not modelled)")
 FLOAT_NOTE = ("floats: AMD MODE with denormals enabled and round to nearest even (the reset mode), IEEE mode on; "
               "NaN results compared as NaN (payload and sign not compared)")
 FLOAT_NOTE_FTZ = ("floats: AMD MODE with denormals flushed (the PTX form's .ftz), round to nearest even; NaN results "
@@ -341,9 +387,12 @@ def _prove(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, timeout_s: in
     dt = round(time.perf_counter() - t0, 3)
     bits = sum(p.inputs.values())
     if r == z3.unsat:
-        scope = f"all {bits} input bits" if not below else \
-            "all inputs with " + " and ".join(f"{n} < {b}" for n, b in below.items())
-        return {"kind": "proved", "detail": f"z3: equal for {scope}", "time_s": dt}
+        if below:
+            scope = " and ".join(f"{n} < {b}" for n, b in below.items())
+            return {"kind": "proved", "detail": f"z3: equal for all inputs with {scope} (one query, restricted)",
+                    "time_s": dt}
+        return {"kind": "proved", "detail": f"z3: equal for all {bits} input bits (one query, {dt:.2f} s)",
+                "time_s": dt}
     if r == z3.sat:
         model = s.model()
         vals = {n: model.eval(z3.BitVec(n, w), model_completion=True).as_long() for n, w in p.inputs.items()}
@@ -379,7 +428,10 @@ def _float_vectors(p: PtxSide, n_random: int, seed: int) -> dict[str, np.ndarray
     pools = []
     for n in names:
         w = p.inputs[n]
-        if p.kinds.get(n) == "f":
+        if p.kinds.get(n) == "f" and p.elem is not None:
+            sp = _FLOAT_SPECIALS[p.elem[1]]
+            pools.append([lo | (hi << 16) for lo, hi in zip(sp, sp[3:] + sp[:3], strict=True)])
+        elif p.kinds.get(n) == "f":
             pools.append(_FLOAT_SPECIALS.get(w, _FLOAT_SPECIALS[32]))
         else:
             m = (1 << w) - 1
@@ -403,29 +455,42 @@ def _is_nan(x: np.ndarray, w: int) -> np.ndarray:
     return ((x & np.uint64(exp)) == np.uint64(exp)) & ((x & np.uint64(man)) != 0)
 
 
-def _flush(x: np.ndarray, w: int) -> np.ndarray:
+def _lanes(x: np.ndarray, total: int, w: int) -> list[np.ndarray]:
+    """The w-bit elements of total-bit values (one element unless the value is packed)."""
+    return [(x >> np.uint64(i)) & np.uint64((1 << w) - 1) for i in range(0, total, w)] if total > w else [x]
+
+
+def _flush(x: np.ndarray, w: int, elem: int = 0) -> np.ndarray:
     """Subnormals to sign-preserving zero (PTX .ftz: "flushes subnormal inputs and results to sign-preserving zero";
-    AMD MODE denormals off)."""
-    exp, sign = {16: (0x7C00, 0x8000), 32: (0x7F800000, 0x80000000), 64: (0x7FF0000000000000, 1 << 63)}[w]
-    sub = (x & np.uint64(exp)) == 0
-    return np.where(sub, x & np.uint64(sign), x)
+    AMD MODE denormals off), per element of a packed value."""
+    ew = elem or w
+    exp, sign = {16: (0x7C00, 0x8000), 32: (0x7F800000, 0x80000000), 64: (0x7FF0000000000000, 1 << 63)}[ew]
+    out = np.zeros_like(x)
+    for i, lane in enumerate(_lanes(x, w, ew)):
+        sub = (lane & np.uint64(exp)) == 0
+        out |= np.where(sub, lane & np.uint64(sign), lane) << np.uint64(i * ew)
+    return out
 
 
 def _screen(p: PtxSide, prog: Program, arch: str, vecs: dict[str, np.ndarray], texts: Texts) -> np.ndarray:
     """The program's result bits on the vectors; floats under .ftz get flushed inputs and results."""
+    ew = p.elem[1] if p.elem else 0
     if p.ftz:
-        vecs = {n: _flush(v, p.inputs[n]) if p.kinds.get(n) == "f" else v for n, v in vecs.items()}
+        vecs = {n: _flush(v, p.inputs[n], ew) if p.kinds.get(n) == "f" else v for n, v in vecs.items()}
     out = _run_np(prog, arch, vecs, p.inputs, texts).astype(np.uint64)
     if p.ftz and p.kinds.get("d") == "f":
-        out = _flush(out, p.dest_width)
+        out = _flush(out, p.dest_width, ew)
     return out
 
 
 def _mismatch(p: PtxSide, want: np.ndarray, got: np.ndarray) -> np.ndarray:
     """Lanes where the results differ; a NaN float result matches any NaN (payload and sign not compared)."""
-    diff = want != got
-    if p.float_kind and p.kinds.get("d") == "f" and p.dest_width in (16, 32, 64):
-        diff &= ~(_is_nan(want, p.dest_width) & _is_nan(got, p.dest_width))
+    if not (p.float_kind and p.kinds.get("d") == "f" and p.dest_width in (16, 32, 64)):
+        return np.nonzero(want != got)[0]
+    ew = p.elem[1] if p.elem else p.dest_width
+    diff = np.zeros(len(want), dtype=bool)
+    for a, b in zip(_lanes(want, p.dest_width, ew), _lanes(got, p.dest_width, ew), strict=True):
+        diff |= (a != b) & ~(_is_nan(a, ew) & _is_nan(b, ew))
     return np.nonzero(diff)[0]
 
 
@@ -514,10 +579,11 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
     undecided: list[dict[str, Any]] = []
     related: dict[str, dict[str, Any]] = {}   # name-related candidates refuted, best wiring each
     close: list[tuple[int, AmdInstr, dict[str, Any], tuple[str, ...], np.ndarray]] = []
+    ranked: list[tuple[int, AmdInstr, dict[str, Any]]] = []
     base = p.form.split(".")[0]
-    for a in sorted(amd, key=lambda a: _order(p, a)):
-        if not _compatible(p, a):
-            continue
+    ordered = sorted(amd, key=lambda a: _order(p, a))
+    pool = [a for a in ordered if _compatible(p, a)] or [a for a in ordered if _compatible(p, a, relaxed=True)][:40]
+    for a in pool:
         for wiring, notes in _wirings(p, a):
             tried += 1
             amd_prog = _amd_program(p, a, wiring)
@@ -545,7 +611,8 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
                     related[a.name] = {"n": agree, **refuted}
                 if nearest is None or agree > nearest[0]:
                     nearest = (agree, refuted)
-                if not p.float_kind and any(w > 1 and int(vecs[n][bad].min()) >= 2 for n, w in p.inputs.items()):
+                ranked.append((agree, a, wiring))
+                if not p.float_kind and _range_options(p, vecs, bad):
                     close.append((agree, a, wiring, restrictions, bad))
                 continue
             ev = _evidence(p, a, wiring, amd_prog, arch, texts, proofs, timeout_s)
@@ -566,17 +633,149 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
     if best is not None:
         best.pop("coverage")
         return best | {"candidates": tried, "not_run": skipped, "refuted": _refuted(related)}
+    seq = _sequence(p, arch, amd, texts, proofs, timeout_s, vecs, want, ranked, screens)
+    if seq is not None:
+        return seq | {"candidates": tried, "not_run": skipped, "refuted": _refuted(related),
+                      "nearest": nearest[1] if nearest else None}
     if undecided:
         return {"level": UNDECIDED, **undecided[0], "restrictions": [], "candidates": tried}
     if nearest is not None:
         return {"level": NONE, "nearest": nearest[1], "restrictions": [], "candidates": tried, "not_run": skipped,
                 "refuted": _refuted(related),
-                "reason": f"no single {arch} instruction is equal; the nearest candidate is refuted"}
+                "reason": f"no single {arch} instruction is equal; the nearest candidate is refuted"
+                          + (DIRECTED_NOTE if re.search(r"\.(rz|rm|rp)\b", p.form) else "")}
     return {"level": NONE, "restrictions": [], "candidates": 0,
             "reason": f"no {arch} SALU/VALU instruction has compatible operand widths and source count"}
 
 
+# ------------------------------------------------------------------ sequences (2 instructions)
+# Where no single instruction is equal, two shapes are searched and the first whose screen agrees everywhere is
+# proved (integers) or tested (floats): a 64-bit add/sub from 32-bit halves through the carry (lo writes VCC, hi
+# reads it), and a fix-up (t = X(inputs); d = Y(t, k)) with X one of the best-agreeing refuted candidates and Y a
+# one- or two-source instruction of the kinds below, k an input or a constant.
+FIXUP_NAMES = re.compile(r"^v_(min|max|med3|and|or|xor|add|sub|cvt|rndne|trunc|floor|ceil|not|bfrev|cndmask|lshl|lshr|ashr)")
+FIXUP_FIRSTS = 2                # best-agreeing refuted candidates tried as the first instruction
+FIXUP_CONSTANTS = (0, 1)
+
+
+def _half(name: str, hi: bool) -> Any:
+    def half(ops: Any) -> Any:
+        return ops.field(ops[name], 32 if hi else 0, 32)
+    return half
+
+
+def _join64(ops: Any) -> Any:
+    return ops.bor(ops.place(ops["lo"], 0, 64), ops.place(ops["hi"], 32, 64))
+
+
+def _sequence_candidates(p: PtxSide, amd: list[AmdInstr], ranked: list[tuple[int, AmdInstr, dict[str, Any]]]
+                         ) -> list[tuple[Program, list[dict[str, Any]], list[str]]]:
+    """(program, steps for port, text) of every sequence shape to screen, in the order tried."""
+    out: list[tuple[Program, list[dict[str, Any]], list[str]]] = []
+    names = list(p.inputs)
+    if p.dest_width == 64 and len(names) == 2 and not p.float_kind and p.elem is None and not p.carry_out:
+        cos = [a for a in amd if a.writes == "VCC" and not a.reads and a.sources == 2 and 32 in a.widths
+               and a.name.startswith("v_")]
+        cis = [a for a in amd if a.reads == "VCC" and a.sources == 2 and 32 in a.widths and a.name.startswith("v_")]
+        for co in cos:
+            for ci in cis:
+                for x, y in (names, names[::-1]):
+                    lo_args = {"S0": _half(x, False), "S1": _half(y, False)}
+                    hi_args = {"S0": _half(x, True), "S1": _half(y, True), "VCC": "cy"}
+                    prog = Program((Step("amd", co.name, lo_args, "lo", "D0"), Step("amd", co.name, lo_args, "cy", "VCC"),
+                                    Step("amd", ci.name, hi_args, "hi", "D0")), _join64, 64)
+                    steps = [{"amd": co.name, "wiring": {"S0": f"{x}.lo", "S1": f"{y}.lo"}, "out": "lo"},
+                             {"amd": ci.name, "wiring": {"S0": f"{x}.hi", "S1": f"{y}.hi", "VCC": "vcc"}, "out": "hi"}]
+                    text = [f"{co.name} lo, {x}.lo, {y}.lo (carry out to VCC)", f"{ci.name} hi, {x}.hi, {y}.hi, VCC",
+                            "d = hi:lo"]
+                    out.append((prog, steps, text))
+    firsts = [(a, w) for _, a, w in sorted(ranked, key=lambda r: -r[0])[:FIXUP_FIRSTS]]
+    seconds = [a for a in amd if FIXUP_NAMES.match(a.name) and a.sources in (1, 2) and not a.reads and not a.writes]
+    for first, wiring in firsts if not p.carry_out else ():
+        for second in seconds:
+            if second.floats != bool(p.float_kind) and not ("cvt" in second.name or _bitwise(second)):
+                continue
+            widest = max(p.inputs.values())
+            others: list[Any] = [*names, *FIXUP_CONSTANTS, widest] if second.sources == 2 else [None]
+            for k in others:
+                for order in ((("t", k), (k, "t")) if k is not None else (("t",),)):
+                    args = {f"S{i}": v for i, v in enumerate(order)}
+                    prog = Program((Step("amd", first.name, wiring, "t"), Step("amd", second.name, args, "r")), "r",
+                                   p.width)
+                    steps = [{"amd": first.name, "wiring": _wtext(wiring), "out": "t0"},
+                             {"amd": second.name, "wiring": {s: "t0" if v == "t" else str(v) for s, v in args.items()},
+                              "out": "r"}]
+                    text = [f"{first.name} t, " + ", ".join(_wtext(wiring).values()),
+                            f"{second.name} d, " + ", ".join(str(v) for v in order)]
+                    out.append((prog, steps, text))
+    # pre-fix: t = P(x) for one input x (P one-source), then the refuted candidate with t in x's slot
+    for first, wiring in firsts if not p.carry_out else ():
+        for pre in (a for a in seconds if a.sources == 1):
+            if pre.floats != bool(p.float_kind):
+                continue
+            for slot, x in wiring.items():
+                if not isinstance(x, str) or x not in p.inputs:
+                    continue
+                args = dict(wiring, **{slot: "t"})
+                prog = Program((Step("amd", pre.name, {"S0": x}, "t"), Step("amd", first.name, args, "r")), "r",
+                               p.width)
+                steps = [{"amd": pre.name, "wiring": {"S0": x}, "out": "t0"},
+                         {"amd": first.name, "wiring": {k: "t0" if v == "t" else str(v) for k, v in args.items()},
+                          "out": "r"}]
+                text = [f"{pre.name} t, {x}", f"{first.name} d, " + ", ".join(str(v) for v in args.values())]
+                out.append((prog, steps, text))
+    return out
+
+
+def _sequence(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: dict[str, Any], timeout_s: int,
+              vecs: dict[str, np.ndarray], want: np.ndarray, ranked: list[tuple[int, AmdInstr, dict[str, Any]]],
+              screens: dict[tuple, Any]) -> dict[str, Any] | None:
+    """The first two-instruction sequence equal on every test vector and then proved (or float-tested)."""
+    for prog, steps, text in _sequence_candidates(p, amd, ranked):
+        try:
+            got = _screen(p, prog, arch, vecs, texts)
+        except Exception:  # a pairing whose pseudocode does not run is not a candidate
+            continue
+        if len(_mismatch(p, want, got)):
+            continue
+        key = _fp(p.text, "seq", json.dumps(text), *(amd_by.text for amd_by in amd if amd_by.name in
+                                                       {s["amd"] for s in steps}), str(p.inputs), p.float_kind)
+        cached = proofs.get(key)
+        if cached is not None and cached["kind"] != UNDECIDED:
+            ev = dict(cached)
+            if cached.get("arch") != arch:
+                ev["detail"] = f"same pseudocode as {cached['arch']}, {cached['kind']} there: " + cached["detail"]
+        else:
+            ev = (_test_float(p, prog, arch, texts) if p.float_kind else _prove(p, prog, arch, texts, timeout_s)) \
+                | {"arch": arch}
+            proofs[key] = ev
+        if ev["kind"] in PROVED_KINDS:
+            notes = ["SALU: operands must be wave-uniform"] if any(s["amd"].startswith("s_") for s in steps) else []
+            if p.float_kind:
+                notes.append(FLOAT_NOTE_FTZ if p.ftz else FLOAT_NOTE)
+            return {"level": SEQ, "sequence": steps, "sequence_text": text, "restrictions": notes,
+                    "evidence": _public(ev), "reason": f"no single {arch} instruction is equal; a two-instruction "
+                                                       "sequence is"}
+    return None
+
+
 MIN_BOUND = 4                   # a range narrower than 0..3 is not a useful restriction
+
+
+def _range_options(p: PtxSide, vecs: dict[str, np.ndarray], bad: np.ndarray) -> list[tuple[float, tuple[str, ...], int]]:
+    """Input ranges outside which every failing lane lies: one input below a bound, or two inputs below one bound
+    (a bit field's pos and len); widest first."""
+    options: list[tuple[float, tuple[str, ...], int]] = []
+    wide = [n for n, w in p.inputs.items() if w >= 2]
+    for n in wide:
+        bound = int(vecs[n][bad].min())
+        if bound >= MIN_BOUND:
+            options.append((bound / (1 << p.inputs[n]), (n,), bound))
+    for group in itertools.combinations(wide, 2):
+        bound = int(np.max(np.stack([vecs[n][bad] for n in group]), axis=0).min())
+        if bound >= MIN_BOUND:
+            options.append((bound / (1 << max(p.inputs[n] for n in group)) / 4, group, bound))
+    return sorted(options, reverse=True)
 
 
 def _restricted(p: PtxSide, a: AmdInstr, wiring: dict[str, Any], notes: tuple[str, ...], bad: np.ndarray,
@@ -585,28 +784,23 @@ def _restricted(p: PtxSide, a: AmdInstr, wiring: dict[str, Any], notes: tuple[st
     """A refuted candidate that is equal on a range of one input (every failing lane has it >= the bound, e.g. a
     shift count >= 5 or a factor >= 2^24): proved under `input < bound`, with the counterexample at the bound."""
     amd_prog = _amd_program(p, a, wiring)
-    options = []
-    for n, w in p.inputs.items():
-        if w < 2:
-            continue
-        bound = int(vecs[n][bad].min())
-        if bound >= MIN_BOUND:
-            options.append((bound / (1 << w), n, bound))
-    for _, n, bound in sorted(options, reverse=True)[:2]:
+    for _, group, bound in _range_options(p, vecs, bad)[:3]:
         for _ in range(3):
-            ev = _evidence(p, a, wiring, amd_prog, arch, texts, proofs, timeout_s, {n: bound})
+            ev = _evidence(p, a, wiring, amd_prog, arch, texts, proofs, timeout_s, dict.fromkeys(group, bound))
             cx = ev.get("counterexample", {})
-            if ev["kind"] == "counterexample" and MIN_BOUND <= cx.get(n, 0) < bound:
-                bound = cx[n]
+            low = max((cx.get(n, 0) for n in group), default=0)
+            if ev["kind"] == "counterexample" and MIN_BOUND <= low < bound:
+                bound = low
                 continue
             break
         if ev["kind"] != "proved":
             continue
-        vals = _counterexample_at(p, amd_prog, arch, texts, vecs, bad, n, bound)
-        restriction = f"range: {n} < {bound} ({', '.join(f'{k}={v:#x}' for k, v in vals.items())} is a counterexample)"
+        vals = _counterexample_at(p, amd_prog, arch, texts, vecs, bad, group[-1], bound)
+        names = " and ".join(f"{n} < {bound}" for n in group)
+        restriction = f"range: {names} ({', '.join(f'{k}={v:#x}' for k, v in vals.items())} is a counterexample)"
         return {"level": EQR, "amd": a.name, "wiring": _wtext(wiring), "restrictions": [restriction, *notes],
-                "evidence": _public(ev) | {"counterexample": vals}, "range": {n: bound},
-                "coverage": bound / (1 << p.inputs[n]) + (0.5 if a.name.startswith("v_") else 0)}
+                "evidence": _public(ev) | {"counterexample": vals}, "range": dict.fromkeys(group, bound),
+                "coverage": bound / (1 << max(p.inputs[n] for n in group)) + (0.5 if a.name.startswith("v_") else 0)}
     return None
 
 
@@ -637,11 +831,13 @@ def _wtext(wiring: dict[str, Any]) -> dict[str, str]:
 
 # ------------------------------------------------------------------ all forms, one arch, cached
 def discover_arch(arch: str, forms: list[PtxFormRef], texts: Texts, cache: Path | None = None,
-                  timeout_s: int = Z3_TIMEOUT_S) -> dict[str, Any]:
+                  timeout_s: int = Z3_TIMEOUT_S, progress: Progress | None = None,
+                  deadline: float | None = None) -> dict[str, Any]:
     """One row per PTX form: {form, chapter, level, amd, wiring, restrictions, evidence | nearest, reason}.
 
     Rows are cached per form under a fingerprint of the code, the form's manual text and every
-    candidate's pseudocode on this arch: a warm run recomputes only the fingerprints.
+    candidate's pseudocode on this arch: a warm run recomputes only the fingerprints. Past `deadline`
+    (time.time()) a form not in the cache gets a NOT_COMPUTED row, which is not cached.
     """
     t0 = time.perf_counter()
     amd = amd_instructions(arch, texts)
@@ -653,17 +849,23 @@ def discover_arch(arch: str, forms: list[PtxFormRef], texts: Texts, cache: Path 
     proofs: dict[str, Any] | None = None
     screens: dict[tuple, Any] = {}
     rows, fresh = [], 0
-    for ref in forms:
+    for i, ref in enumerate(forms):
+        if progress is not None:
+            progress(arch, i, len(forms))
         fp = _form_fingerprint(ref, amd_fp, texts)
         hit = stored.get(ref.form)
         if hit is not None and hit.get("fp") == fp:
             rows.append(hit["row"])
             continue
+        row: dict[str, Any] = {"form": ref.form, "chapter": ref.chapter, "arch": arch}
+        if deadline is not None and time.time() > deadline:
+            rows.append(row | {"level": NOT_COMPUTED, "reason": "not computed within this run's time budget "
+                                                                "(`gpuisa rosetta --arch A` computes and caches it)"})
+            continue
         if proofs is None:
             proofs = _load(cache)
-        row: dict[str, Any] = {"form": ref.form, "chapter": ref.chapter, "arch": arch}
         try:
-            p = ptx_side(ref.form, texts)
+            p = pair_side(ref.form, texts) if ref.form in PAIRS else ptx_side(ref.form, texts)
             row |= map_form(p, arch, amd, texts, proofs, timeout_s, screens)
         except Exception as exc:  # the row says why; one form never stops the table
             row |= {"level": NOSEM, "reason": f"the PTX semantics do not evaluate: {exc}"}
@@ -677,18 +879,68 @@ def discover_arch(arch: str, forms: list[PtxFormRef], texts: Texts, cache: Path 
             tmp = rows_file.with_suffix(f".{time.time_ns()}.tmp")
             tmp.write_text(json.dumps({"amd": amd_fp, "rows": stored}))
             tmp.replace(rows_file)
+    if progress is not None:
+        progress(arch, len(forms), len(forms))
     return {"arch": arch, "rows": rows, "seconds": round(time.perf_counter() - t0, 2), "cached": not fresh,
             "computed": fresh}
 
 
+_WORKER_TEXTS: list[Texts] = []
+
+
+def _worker_init(texts: Texts | Callable[[], Texts]) -> None:
+    """A worker's texts: inherited by fork, or opened anew by a factory (a catalog's SQLite connection must not
+    cross a fork)."""
+    _WORKER_TEXTS[:] = [texts() if callable(texts) else texts]
+
+
+def _worker_arch(arch: str, forms: list[PtxFormRef], cache: Path | None, timeout_s: int,
+                 budget_s: float | None) -> dict[str, Any]:
+    deadline = time.time() + budget_s if budget_s is not None else None
+    return discover_arch(arch, forms, _WORKER_TEXTS[0], cache, timeout_s, deadline=deadline)
+
+
+def discover_all(archs: Iterable[str], forms: list[PtxFormRef], texts: Texts | Callable[[], Texts],
+                 cache: Path | None = None,
+                 jobs: int = 2, timeout_s: int = Z3_TIMEOUT_S, progress: Progress | None = None,
+                 budget_s: float | None = None) -> dict[str, dict[str, Any]]:
+    """discover_arch for several archs, one worker process per arch at a time (`jobs` at once; the texts reach
+    the workers by fork, not by pickling); progress(stage, archs done, archs) after each. With budget_s each
+    arch gets its share (budget_s * jobs / archs seconds from its own start); the rest is NOT_COMPUTED."""
+    from gpuisa.workers import process_pool  # worker pools only when several archs run
+
+    archs = list(archs)
+    out: dict[str, dict[str, Any]] = {}
+    share = budget_s * max(1, min(jobs, len(archs))) / max(1, len(archs)) if budget_s is not None else None
+    if jobs <= 1 or len(archs) <= 1:
+        texts = texts() if callable(texts) else texts
+        for i, arch in enumerate(archs):
+            deadline = time.time() + share if share is not None else None
+            out[arch] = discover_arch(arch, forms, texts, cache, timeout_s, deadline=deadline)
+            if progress is not None:
+                progress("rosetta", i + 1, len(archs))
+        return out
+    with process_pool(min(jobs, len(archs)), _worker_init, (texts,)) as pool:
+        futures = {pool.submit(_worker_arch, arch, forms, cache, timeout_s, share): arch for arch in archs}
+        from concurrent.futures import as_completed
+
+        for i, fut in enumerate(as_completed(futures)):
+            out[futures[fut]] = fut.result()
+            if progress is not None:
+                progress("rosetta", i + 1, len(archs))
+    return {a: out[a] for a in archs}
+
+
 def _form_fingerprint(ref: PtxFormRef, amd_fp: str, texts: Texts) -> str:
     """Changes when the code, the form's manual text or any candidate's pseudocode changes."""
-    try:
-        found = texts.ptx_form_text(ref.form)
-        part = f"{ref.form}|{ref.chapter}|{found.form.operands}|{found.syntax}|{found.semantics}"
-    except GpuisaError as exc:
-        part = f"{ref.form}|{exc}"
-    return _fp(amd_fp, part)
+    parts = []
+    for form in PAIRS[ref.form][:2] if ref.form in PAIRS else (ref.form,):
+        try:
+            found = texts.ptx_form_text(form)
+            parts.append(f"{form}|{ref.chapter}|{found.form.operands}|{found.syntax}|{found.semantics}")
+        except GpuisaError as exc:
+            parts.append(f"{form}|{exc}")
+    return _fp(amd_fp, *parts)
 
 
 def _load(cache: Path | None) -> dict[str, Any]:
@@ -710,6 +962,41 @@ def _save(cache: Path | None, proofs: dict[str, Any]) -> None:
     tmp.replace(cache)
 
 
+def in_coverage(row: dict[str, Any]) -> bool:
+    """Rows of manual forms (the PTX pairs are extra rows, outside the coverage figures)."""
+    return row["chapter"] != PAIRS_CHAPTER
+
+
 def decided(row: dict[str, Any]) -> bool:
     """A row whose level rests on evidence: proved (possibly restricted) or refuted nearest candidate."""
     return row["level"] in (EQ, EQR, SEQ) or (row["level"] == NONE and "nearest" in row)
+
+
+# ------------------------------------------------------------------ re-checking stored evidence
+def recheck(cell: dict[str, Any], texts: Texts, amd: dict[str, AmdInstr], prove: bool = True,
+            random_patterns: int = 4096, timeout_s: int = Z3_TIMEOUT_S) -> tuple[bool, str]:
+    """Re-run one stored Rosetta cell's evidence from the texts (crossref.stage.rosetta_cell): a proof is proved
+    again by z3 (under its range), a float test runs again on fresh random patterns, a counterexample is run
+    again by numpy and must still differ. `amd` is amd_instructions() of the cell's arch by name.
+    Returns (holds, what was re-run)."""
+    arch, kind = cell["arch"], cell["evidence"]
+    name = cell["amd"] or cell.get("nearest", "")
+    if name not in amd:
+        return False, f"{name} is not a candidate on {arch}"
+    p = ptx_side(cell["form"], texts)
+    wiring = {k: int(v) if v.isdigit() else v for k, v in cell["wiring"].items()}
+    amd_prog = _amd_program(p, amd[name], wiring)
+    if kind == "counterexample":
+        vals = cell["counterexample"]
+        one = {n: np.array([vals[n]], dtype=np.uint64) for n in p.inputs}
+        want, got = _screen(p, p.prog, arch, one, texts), _screen(p, amd_prog, arch, one, texts)
+        return bool(len(_mismatch(p, want, got))), f"counterexample {vals} re-run by numpy"
+    if kind == "tested":
+        ev = _test_float(p, amd_prog, arch, texts, random_patterns)
+        return ev["kind"] == "tested", f"float test re-run: {ev['detail']}"
+    if kind == "proved":
+        if not prove:
+            return True, "proof not re-run (not in the sample)"
+        ev = _prove(p, amd_prog, arch, texts, timeout_s, cell.get("range") or None)
+        return ev["kind"] == "proved", f"proof re-run: {ev['detail']}"
+    return False, f"no evidence to re-run ({kind!r})"

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gpuisa.crossref.discovery import EQ, EQR, SEQ, decided
+from gpuisa.crossref.discovery import EQ, EQR, PAIRS, SEQ, decided
 from gpuisa.crossref.ptx_forms import WrittenForms
 from gpuisa.errors import GpuisaError
 
@@ -126,6 +126,46 @@ def port_statement(st: Statement, forms: WrittenForms, row_for: Callable[[str, s
             why += f" (nearest: {near['amd']}: {near['evidence']['detail']})"
         out["reason"] = why
     return out
+
+
+def fusable_pairs(statements: list[Statement], forms: WrittenForms) -> dict[int, str]:
+    """{index of the first statement: PAIRS name} where statement i writes t and statement i+1 reads t as its first
+    source (`shl.b64 t, a, b; add.u64 d, t, c`), nothing later reads t, and neither is guarded."""
+    out: dict[int, str] = {}
+    by_forms = {(first, second): name for name, (first, second, _, _) in PAIRS.items()}
+    for i in range(len(statements) - 1):
+        s1, s2 = statements[i], statements[i + 1]
+        if s1.guard or s2.guard:
+            continue
+        try:
+            f1, f2 = forms.resolve(s1.mnemonic)[0].form.form, forms.resolve(s2.mnemonic)[0].form.form
+        except GpuisaError:
+            continue
+        name = by_forms.get((f1, f2))
+        ops1 = [t for t, _ in split_operands(s1.operands, 0)]
+        ops2 = [t for t, _ in split_operands(s2.operands, 0)]
+        if name is None or len(ops1) != 3 or len(ops2) != 3 or ops2[1] != ops1[0] or ops2[2] == ops1[0]:
+            continue
+        later = " ".join(st.operands for st in statements[i + 2:])
+        if re.search(rf"(?<![\w%]){re.escape(ops1[0])}(?!\w)", later):
+            continue
+        out[i] = name
+    return out
+
+
+def port_pair(s1: Statement, s2: Statement, row: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Entries for a fused pair: the first line points at the second, which carries the AMD instruction."""
+    ops1 = [t for t, _ in split_operands(s1.operands, 0)]
+    ops2 = [t for t, _ in split_operands(s2.operands, 0)]
+    carried = {"a": ops1[1], "b": ops1[2], "c": ops2[2], "d": ops2[0]}
+    first = {"line": s1.line, "ptx": s1.text.strip(), "level": row["level"], "form": row["form"],
+             "amd": f"(fused into line {s2.line})", "evidence": row["evidence"]["detail"],
+             "restrictions": list(row.get("restrictions", []))}
+    second = {"line": s2.line, "ptx": s2.text.strip(), "level": row["level"], "form": row["form"],
+              "amd": amd_text(row["amd"], row.get("wiring", {}), carried, "d"),
+              "evidence": row["evidence"]["detail"], "restrictions": [*row.get("restrictions", []),
+                                                               f"fused with line {s1.line} ({ops1[0]} is not read again)"]}
+    return first, second
 
 
 def _dest(step: dict[str, Any], carried: dict[str, str], dest: str) -> str:

@@ -1,44 +1,145 @@
-"""Build stage: cross-vendor equivalents (PTX <-> AMD) with their evidence (z3 proofs, differential
-tests, curated notes), computed on the manual texts this build read and cached by a fingerprint.
+"""Build stage: cross-vendor equivalents (PTX <-> AMD) from discovery, with their evidence.
 
-Takes texts, returns rows; the catalog writer stores them. Never reads a catalog or a source file.
+Every row comes from crossref.discovery run on the manual texts this build read: the AMD instruction,
+level, restrictions and the z3 proof, float test or counterexample behind it. The hand-written table
+(crossref.mappings) is only a hints table: a hinted sequence appears where discovery found no single
+instruction, and only with evidence this stage computed for it (proved or tested), never on the hint's word.
+
+Stored per instruction and vendor: a PTX instruction lists its forms' rows on every arch; an AMD
+instruction lists the PTX forms that map to it on each arch (the reverse direction).
+Takes texts and the form list, returns rows; the catalog writer stores them. Never reads a catalog or a source.
 """
 
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from gpuisa.crossref import MAPPINGS, compute_all_evidence, mappings_for
+from gpuisa.crossref.concepts import CONCEPTS
+from gpuisa.crossref.discovery import (
+    EQ,
+    EQR,
+    NONE,
+    NOT_COMPUTED,
+    ROSETTA_ARCHS,
+    SEQ,
+    PtxFormRef,
+    decided,
+    discover_all,
+)
+from gpuisa.crossref.mappings import MAPPINGS
 from gpuisa.semantics.source import Texts
+
+HINT_KINDS = ("proved", "tested")      # evidence a hinted sequence needs before it is shown
 
 
 @dataclass(slots=True)
 class Equivalents:
     rows: list[tuple[str, str, str]]   # (lower-case name, vendor, mappings JSON)
-    summary: dict                      # evidence counts, seconds, cached
+    summary: dict                      # counts, seconds, cached
+    rosetta: list[dict[str, Any]]      # one cell per (form, arch): rosetta_cell()
 
     def note(self) -> str:
         s = self.summary
-        return ("equivalents: {mappings} mappings, {proved} proved, {tested} tested, {curated} curated, "
-                "{counterexample} refuted ({seconds} s{cached})").format(
+        return ("equivalents: {forms} PTX forms on {archs} archs, {decided} decided, {mapped} mapped, "
+                "{hinted} hinted sequences, {not_computed} not computed in the time budget ({seconds} s{cached})").format(
                     **{**s, "cached": ", cached" if s.get("cached") else ""})
 
 
-def compute_equivalents(texts: Texts, cache: Path) -> Equivalents:
-    """Mappings per instruction and vendor, with evidence checked on the semantics in `texts`."""
+def record(row: dict[str, Any]) -> dict[str, Any]:
+    """A discovery row as the catalog's Equivalent document (catalog.documents.Equivalent)."""
+    ev = row.get("evidence") or (row.get("nearest") or {}).get("evidence") or {}
+    level = row["level"]
+    reason = row.get("reason", "")
+    if level == NONE and row.get("nearest"):
+        reason = f"{reason} (nearest: {row['nearest']['amd']})"
+    base = row["form"].split(".")[0]
+    concept = CONCEPTS.get(base)
+    evidence = {"kind": ev.get("kind", "none"), "detail": ev.get("detail", reason or level),
+                "time_s": float(ev.get("time_s", 0.0))}
+    if ev.get("counterexample"):
+        evidence["counterexample"] = ev["counterexample"]
+    return {"key": f"{row['form']}@{row['arch']}", "concept": base, "ptx": row["form"], "amd": row.get("amd", ""),
+            "arch": row["arch"], "level": level if level in (EQ, EQR, SEQ, NONE) else NONE,
+            "restrictions": list(row.get("restrictions", [])), "sequence": list(row.get("sequence_text", [])),
+            "reason": reason if level in (NONE, SEQ) or level not in (EQ, EQR) else "",
+            "evidence": evidence, "also": [], "consistent": True,
+            "concept_title": concept.title if concept else row.get("chapter", "")}
+
+
+def _hinted(texts: Texts, cache: Path, rows: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Hinted sequences (crossref.mappings) for forms discovery left without a mapping, with their evidence."""
+    from gpuisa.crossref.evidence import compute_all_evidence  # proofs of the hinted programs (cached)
+
     evidence = compute_all_evidence(texts, cache)
-    names = {("amd", m.amd) for m in MAPPINGS if m.amd}
-    names |= {("amd", step.op) for m in MAPPINGS if m.amd_prog for step in m.amd_prog.steps if step.vendor == "amd"}
-    names |= {("nvidia", f.strip().split(".")[0]) for m in MAPPINGS for f in m.ptx.split("+")}
-    rows = []
-    for vendor, name in sorted(names):
-        found = mappings_for(name, vendor, evidence)
-        if found:
-            rows.append((name.lower(), vendor, json.dumps(found, default=str)))
-    summary = dict(evidence.get("summary", {}))
-    summary["seconds"] = evidence.get("seconds")
-    summary["cached"] = evidence.get("cached")
-    summary["mappings"] = len(evidence.get("mappings", []))
-    return Equivalents(rows, summary)
+    out = []
+    for m in evidence.get("mappings", []):
+        if m["level"] != SEQ or m["evidence"]["kind"] not in HINT_KINDS or not m.get("consistent", True):
+            continue
+        form = m["ptx"]
+        row = rows.get(f"{form}@{m['arch']}")
+        if row is not None and row["level"] in (EQ, EQR):
+            continue                   # discovery found a single instruction: the hint is not needed
+        out.append({k: m[k] for k in ("key", "concept", "ptx", "amd", "arch", "level", "restrictions", "sequence",
+                                      "reason", "evidence", "also", "consistent")}
+                   | {"concept_title": CONCEPTS[m["concept"]].title if m["concept"] in CONCEPTS else m["concept"],
+                      "reason": (m.get("reason") or "") + " (hinted sequence; the evidence is this build's)"})
+    return out
+
+
+def rosetta_cell(row: dict[str, Any]) -> dict[str, Any]:
+    """The Rosetta table's cell for one (form, arch): level, AMD instruction, evidence kind and one line."""
+    ev = row.get("evidence") or (row.get("nearest") or {}).get("evidence") or {}
+    near = row.get("nearest") or {}
+    return {"form": row["form"], "chapter": row["chapter"], "arch": row["arch"], "level": row["level"],
+            "amd": row.get("amd", ""), "nearest": near.get("amd", ""),
+            "wiring": row.get("wiring") or near.get("wiring") or {}, "range": row.get("range", {}),
+            "counterexample": ev.get("counterexample"),
+            "evidence": ev.get("kind", ""), "detail": (ev.get("detail") or row.get("reason", ""))[:300],
+            "restrictions": list(row.get("restrictions", []))}
+
+
+# A cold build computes discovery this long (all archs together, 2 workers), the hinted forms first; the
+# rest says "not computed" until `gpuisa rosetta` fills the cache (a warm build takes seconds).
+DEFAULT_BUDGET_S = 90.0
+
+
+def compute_equivalents(texts: Texts, cache: Path, forms: list[PtxFormRef], archs: tuple[str, ...] = ROSETTA_ARCHS,
+                        jobs: int = 2, progress: Callable[[str, int, int], None] | None = None,
+                        budget_s: float | None = DEFAULT_BUDGET_S) -> Equivalents:
+    """Discovery on every arch (cached by semantics fingerprints), as rows per instruction and vendor; forms not
+    reached within budget_s seconds (None: no limit) are marked not computed, never guessed."""
+    t0 = time.perf_counter()
+    hinted_forms = {f.strip() for m in MAPPINGS for f in m.ptx.split("+")}
+    forms = sorted(forms, key=lambda f: f.form not in hinted_forms)      # hints steer the order, nothing else
+    found = discover_all(archs, forms, texts, cache.with_name("rosetta-proofs.json"), jobs=jobs, progress=progress,
+                         budget_s=budget_s)
+    rows: dict[str, dict[str, Any]] = {}
+    for arch, out in found.items():
+        for r in out["rows"]:
+            rows[f"{r['form']}@{arch}"] = r
+    by_name: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    decided_n = mapped = 0
+    for r in rows.values():
+        rec = record(r)
+        decided_n += decided(r)
+        if r["level"] in (EQ, EQR, SEQ):
+            mapped += 1
+            by_name.setdefault(("amd", r["amd"]), []).append(rec)
+            by_name.setdefault(("nvidia", r["form"].split(".")[0]), []).append(rec)
+    hinted = _hinted(texts, cache, rows)
+    for h in hinted:
+        by_name.setdefault(("nvidia", h["ptx"].split("+")[0].strip().split(".")[0]), []).append(h)
+        if h["amd"]:
+            by_name.setdefault(("amd", h["amd"]), []).append(h)
+    out_rows = [(name.lower(), vendor, json.dumps(recs, default=str))
+                for (vendor, name), recs in sorted(by_name.items()) if name]
+    not_computed = sum(1 for r in rows.values() if r["level"] == NOT_COMPUTED)
+    summary = {"forms": len(forms), "archs": len(found), "decided": decided_n, "mapped": mapped,
+               "hinted": len(hinted), "not_computed": not_computed, "seconds": round(time.perf_counter() - t0, 1),
+               "cached": all(o["cached"] for o in found.values())}
+    return Equivalents(out_rows, summary, [rosetta_cell(r) for r in rows.values()])

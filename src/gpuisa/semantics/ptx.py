@@ -83,6 +83,25 @@ BOOL_OPS: dict[str, str] = {"and": "(T & C)", "or": "(T | C)", "xor": "(T ^ C)",
 # `d = expr;` stores saturate(expr), the exact value clamped to d's type.
 SATURATING = ("add", "sub", "mad", "mad24", "cvt")
 
+# Result clamps stated in prose, applied to the final `d = expr;` (or each packed element):
+# 9.7.3.3 add: "add.sat.f32 clamps the result to [0.0, 1.0]. NaN results are flushed to +0.0f" (the same sentence
+# in sub, mul, fma, mad and the half-precision chapter); 9.7.10.24 cvt: "For floating-point destination types, .sat
+# limits the result to the range [0.0, 1.0]. NaN results are flushed to positive zero";
+# 9.7.1.13 min: "min.relu.{s8x4, s16x2, s32} clamps the result to 0 if negative" (max likewise); 9.7.4 / cvt
+# ".relu clamps the result to 0 if negative. NaN results are converted to canonical NaN".
+CLAMPS: dict[str, str] = {".sat": "satf", ".relu": "relu"}
+
+# Directed rounding, stated in prose (9.7.3.3 add: ".rz mantissa LSB rounds towards zero", ".rm ... towards
+# negative infinity", ".rp ... towards positive infinity"): the final `d = x * y + z;`, `d = x + y;`, `d = x - y;`,
+# `d = x * y;` are read as one correctly rounded operation (ptx_builtins rnd_fma, rnd_add, rnd_mul). Only for
+# operands of at most 32 bits (float64 then holds the exact product); f64 forms stay not modelled.
+DIRECTED_OPS: tuple[tuple[str, str], ...] = (
+    (r"(?m)^(\s*d\s*=\s*)([^;*+]+?)\s*\*\s*([^;*+]+?)\s*\+\s*([^;*+]+?);", r"\1rnd_fma(\2, \3, \4);"),
+    (r"(?m)^(\s*d\s*=\s*)([^;*+\-]+?)\s*\+\s*([^;*+\-]+?);", r"\1rnd_add(\2, \3);"),
+    (r"(?m)^(\s*d\s*=\s*)([^;*+\-]+?)\s*-\s*([^;*+\-]+?);", r"\1rnd_add(\2, -(\3));"),
+    (r"(?m)^(\s*d\s*=\s*)([^;*+\-]+?)\s*\*\s*([^;*+\-]+?);", r"\1rnd_mul(\2, \3);"),
+)
+
 # Blocks that cannot be read as written, replaced by the branch that applies: instruction -> (code, why).
 PROSE_BLOCKS: dict[str, tuple[str, str]] = {
     # 9.7.10.24 cvt: the Semantics block's branches are guarded by comments (`if (/* inst type is .f16x2 ... */)`);
@@ -109,6 +128,10 @@ ERRATA: dict[str, tuple[tuple[str, str, str], ...]] = {
 }
 
 _TYPE = re.compile(r"^\.([usbf])(8|16|32|64)$")
+# Packed types (9.7.1.1 add: "For .u16x2, .s16x2 ... forms input vectors by half word values from source operands";
+# 9.7.4 half precision: .f16x2): the register is 32 bits; the Semantics block reads elements as a[0:15] and writes
+# d[i]. Read as elem(a, lo, hi) (an element of the element type) and d = setelem(d, i, value) (ptx_builtins).
+PACKED = re.compile(r"^\.([usf])(8|16)x(2|4)$")
 
 
 def type_of(t: str) -> tuple[str, int]:
@@ -136,6 +159,7 @@ class PtxSemantics:
     errata: tuple[str, ...] = ()   # fixes from ERRATA applied to this block
     outputs: tuple[str, ...] = ()  # written besides the destination (cf_out: the carry, see CARRY_NAMES)
     prose: tuple[str, ...] = ()    # prose rules applied (CMP_OPS, SATURATING, CARRY_NAMES), for the record
+    elem: tuple[str, int] | None = None   # packed types: the element kind and width (.s16x2 -> ('i', 16))
 
 
 def _classes(syntax: str) -> dict[str, set[str]]:
@@ -196,7 +220,20 @@ def _prose_rules(name: str, code: str, rec: Any, chosen: dict[str, str], types: 
         notes.append(f"BoolOp {op or '(none)'}: {BOOL_OPS[op]}")
     code = re.sub(r"\bisFloat\((\w+)\)", "1" if types.get("d", ("u", 0))[0] == "f" else "0", code)
     code = re.sub(r"\b(\d+)\.0f\b", r"\1", code)
-    if ".sat" in rec.modifiers and name in SATURATING:
+    is_float = types.get("d", ("u", 0))[0] == "f"
+    directed = next((m for m in (".rz", ".rm", ".rp") if m in rec.modifiers), "")
+    if directed and is_float and name != "cvt" and max(w for _, w in types.values()) <= 32 and "setelem(" not in code:
+        for pattern, repl in DIRECTED_OPS:
+            code, n = re.subn(pattern, repl, code)
+            if n:
+                notes.append(f"{directed}: read as one correctly rounded operation (DIRECTED_OPS)")
+                break
+    for mod, fn in CLAMPS.items():
+        if mod in rec.modifiers and (is_float or mod == ".relu") and "setelem(" not in code:
+            code, n = re.subn(r"(?m)^(\s*d\s*=\s*)(.+?);", rf"\1{fn}(\2);", code)
+            if n:
+                notes.append(f"{mod}: d = {fn}(expr) (CLAMPS)")
+    if ".sat" in rec.modifiers and name in SATURATING and "setelem(" not in code and not is_float:
         code, n = re.subn(r"(?m)^(\s*d\s*=\s*)(.+?);", r"\1saturate(\2);", code)
         if n:
             notes.append(".sat: d = saturate(expr), the exact value clamped to d's type")
@@ -275,6 +312,11 @@ def ptx_semantics(form: str, texts: Texts, errata: bool = True) -> PtxSemantics:
         chosen["dir"] = next((m for m in rec.modifiers if m in (".l", ".r")), "")
     ops = operand_names(rec.operands)
     base = rec.types[0] if rec.types else ".b32"
+    packed = PACKED.match(base)
+    elem: tuple[str, int] | None = None
+    if packed:
+        elem = ({"u": "u", "s": "i", "f": "f"}[packed.group(1)], int(packed.group(2)))
+        base = ".b32"
     btype = type_of(base)
     types = {o: btype for o in ops}
     if found.instruction in ("mul", "mad") and ".wide" in rec.modifiers:
@@ -293,7 +335,7 @@ def ptx_semantics(form: str, texts: Texts, errata: bool = True) -> PtxSemantics:
         if o in types:
             if t.startswith("#"):
                 t = rec.types[min(int(t[1:]), len(rec.types) - 1)] if rec.types else base
-            types[o] = type_of(t)
+            types[o] = type_of(".b32" if PACKED.match(t) else t)
     applied = []
     fixed = code
     for find, repl, why in ERRATA.get(found.instruction, ()) if errata else ():
@@ -303,6 +345,10 @@ def ptx_semantics(form: str, texts: Texts, errata: bool = True) -> PtxSemantics:
     if found.instruction in PROSE_BLOCKS and len(rec.types) == 2 and all(_TYPE.match(t) for t in rec.types):
         fixed, why = PROSE_BLOCKS[found.instruction]
         applied.append(f"block read as {fixed!r}: {why}")
+    if elem is not None:
+        fixed = "d = 0;\n" + re.sub(r"\b([abc])\[(\d+)\s*:\s*(\d+)\]", r"elem(\1, \2, \3)", fixed)
+        fixed = re.sub(r"(?m)^(\s*)d\[(\w+)\]\s*=\s*(.+?);", r"\1d = setelem(d, \2, \3);", fixed)
+        applied.append(f"packed {rec.types[0]}: a[lo:hi] read as elem(a, lo, hi), d[i] = x as d = setelem(d, i, x)")
     fixed, extra, outputs, notes = _prose_rules(found.instruction, fixed, rec, chosen, types, btype[1])
     for o in extra:
         ops.append(o)
@@ -311,7 +357,7 @@ def ptx_semantics(form: str, texts: Texts, errata: bool = True) -> PtxSemantics:
         types[o] = ("u", 1)
     code_p = prepare_ptx(fixed, rec.modifiers, chosen, btype[1])
     return PtxSemantics(rec.form, found.instruction, code, code_p, ops, types, rec.modifiers, chosen,
-                        found.cite, tuple(applied), outputs, tuple(notes))
+                        found.cite, tuple(applied), outputs, tuple(notes), elem)
 
 
 @lru_cache(maxsize=1024)
@@ -324,6 +370,7 @@ def bind_inputs(ip: Any, sem: PtxSemantics, inputs: dict[str, Any], dom: Any) ->
     dest = sem.operands[0]
     ip.ptx_modifiers = set(sem.modifiers)
     ip.ptx_classes = dict(sem.classes)
+    ip.ptx_elem = sem.elem
     for name in sem.operands:
         kind, width = sem.types[name]
         if name == dest:

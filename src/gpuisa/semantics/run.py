@@ -227,7 +227,8 @@ def run_ptx(sem: PtxSemantics, inputs: dict[str, Any], dom: Any, lane_ids: Any =
     ip.lit_width = EXACT_WIDTH
     ip.reverse_slices = False
     ip.auto_arrays = True
-    ip.fuse_mad = sem.name in ("fma", "mad") and any(t[0] == "f" for t in sem.types.values())
+    ip.fuse_mad = sem.name in ("fma", "mad") and (any(t[0] == "f" for t in sem.types.values())
+                                                  or (sem.elem is not None and sem.elem[0] == "f"))
     bind_inputs(ip, sem, inputs, dom)
     with bounded(ip, sem.code):
         ip.run(tree)

@@ -90,6 +90,9 @@ ArchQuery = Annotated[str | None, Query(max_length=32, description="Architecture
 OptName = Annotated[str | None, Query(max_length=MAX_NAME_CHARS, pattern=NAME_PATTERN, description="One instruction")]
 SearchText = Annotated[str, Query(min_length=1, max_length=MAX_QUERY, description="Name or words")]
 PageQuery = Annotated[str, Query(max_length=MAX_QUERY)]
+RosettaChapter = Annotated[str, Query(max_length=64, description="Only chapters containing this text (`logic`, `cvt`)")]
+RosettaLevel = Annotated[str, Query(max_length=40, description="Only forms with this level on some shown arch "
+                                                               "(`equivalent`, `none` ...)")]
 Limit = Annotated[int, Query(ge=1, le=500)]
 HexPage = Annotated[str, Query(max_length=WEB_DECODE_MAX_HEX)]
 TargetPage = Annotated[str, Query(max_length=32)]
@@ -548,6 +551,10 @@ def create_app(catalog_path: Path, cache_size: int = 4096, origin: str = "", wor
             return _html(site().search_page(links, q, arch_key or ""))
         return await work(search_results, q, arch_key)
 
+    @app.get("/rosetta", response_class=HTMLResponse, include_in_schema=False)
+    async def rosetta_page(chapter: RosettaChapter = "", level: RosettaLevel = "") -> Response:
+        return await work(lambda: _html(site().rosetta_page(links, chapter, level)))
+
     @app.get("/diff", response_class=HTMLResponse, include_in_schema=False)
     async def diff_index(a: ArchQuery = None, b: ArchQuery = None) -> Response:
         if a and b:
@@ -678,6 +685,14 @@ def create_app(catalog_path: Path, cache_size: int = 4096, origin: str = "", wor
         tgt, data = decode_input(target, hex)
         require_tables(tgt)
         return await work(lambda: _json([d.to_json() for d in decode(data, tgt, served.path)]))
+
+    @app.get("/api/rosetta", tags=["api"], response_model=dict[str, Any],
+             responses={400: {"model": ApiError, "description": "Bad parameter or unknown architecture"}},
+             summary="The Rosetta: PTX forms by chapter with the AMD mapping, level and evidence per arch "
+                     "(`gpuisa rosetta --json` computes one arch)")
+    async def api_rosetta(arch: ArchQuery = None, chapter: RosettaChapter = "", level: RosettaLevel = "") -> Response:
+        arch_key = _arch_param(arch)
+        return await work(lambda: _json(catalog().rosetta(arch_key, chapter, level)))
 
     def refresh() -> bool:
         if served.refresh():

@@ -105,6 +105,7 @@ def export_site(catalog_path: Path, out: Path, jobs: int | None = None, progress
     writer.write("search.html", site.search_page(Links.for_depth(0)))
     writer.write("404.html", site.error_page(Links.for_depth(0), 404, "no such page in this export"))
     writer.write("diff/index.html", site.diff_index(Links.for_depth(1)))
+    writer.write("rosetta.html", site.rosetta_page(Links.for_depth(0)))
     for label in catalog.operand_labels():   # operand and operand-kind pages the operand tables link to
         if safe_segment(label):
             writer.write(f"operand/{label}.html", site.operand_page(catalog.operand_page(label).as_json(), Links.for_depth(1)))

@@ -104,6 +104,9 @@ class Links:
     def diff_index(self) -> str:
         return self.root + ("diff/index.html" if self.static else "diff")
 
+    def rosetta(self) -> str:
+        return self.root + ("rosetta.html" if self.static else "rosetta")
+
     def search(self) -> str:
         return self.root + ("search.html" if self.static else "search")
 
@@ -511,6 +514,15 @@ class Site:
         categories = self.catalog.ptx_index()
         return self.render("ptx_index.html", links, title="PTX instructions", categories=categories,
                            total=len({e.name.lower() for c in categories for e in c.entries}))
+
+    def rosetta_page(self, links: Links, chapter: str = "", level: str = "") -> str:
+        """PTX forms by chapter (rows) x archs (columns), each cell the level badge linking to the mapping."""
+        table = self.catalog.rosetta(None, chapter, level)
+        levels = ["equivalent", "equivalent with restrictions", "needs a sequence", "none", "undecided",
+                  "no semantics", "not computed"]
+        chapters = self.catalog.rosetta()["chapters"]
+        return self.render("rosetta.html", links, title="Rosetta: PTX to AMD", table=table, chapter=chapter,
+                           level=level, levels=levels, chapters=chapters, level_words=LEVEL_WORDS)
 
     def diff_index(self, links: Links) -> str:
         return self.render("diff_index.html", links, title="Generation diffs", diff_lines=_diff_lines(self.archs))
