@@ -754,7 +754,7 @@ def _sequence(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: 
             if p.float_kind:
                 notes.append(FLOAT_NOTE_FTZ if p.ftz else FLOAT_NOTE)
             return {"level": SEQ, "sequence": steps, "sequence_text": text, "restrictions": notes,
-                    "evidence": _public(ev), "reason": f"no single {arch} instruction is equal; a two-instruction "
+                    "evidence": _public(ev), "reason": f"no single {arch} instruction is equal; the two-instruction "
                                                        "sequence is"}
     return None
 
@@ -832,15 +832,17 @@ def _wtext(wiring: dict[str, Any]) -> dict[str, str]:
 # ------------------------------------------------------------------ all forms, one arch, cached
 def discover_arch(arch: str, forms: list[PtxFormRef], texts: Texts, cache: Path | None = None,
                   timeout_s: int = Z3_TIMEOUT_S, progress: Progress | None = None,
-                  deadline: float | None = None) -> dict[str, Any]:
+                  budget_s: float | None = None) -> dict[str, Any]:
     """One row per PTX form: {form, chapter, level, amd, wiring, restrictions, evidence | nearest, reason}.
 
     Rows are cached per form under a fingerprint of the code, the form's manual text and every
-    candidate's pseudocode on this arch: a warm run recomputes only the fingerprints. Past `deadline`
-    (time.time()) a form not in the cache gets a NOT_COMPUTED row, which is not cached.
+    candidate's pseudocode on this arch: a warm run recomputes only the fingerprints. After `budget_s` seconds
+    of computing (counted once the candidates are listed) a form not in the cache gets a NOT_COMPUTED row, which
+    is not cached.
     """
     t0 = time.perf_counter()
     amd = amd_instructions(arch, texts)
+    deadline = time.time() + budget_s if budget_s is not None else None
     amd_fp = _fp(arch, *(f"{a.name}|{a.text}" for a in amd))
     rows_file = cache.with_name(f"{cache.stem}-rows-{arch}.json") if cache is not None else None
     old = _load(rows_file)
@@ -896,8 +898,7 @@ def _worker_init(texts: Texts | Callable[[], Texts]) -> None:
 
 def _worker_arch(arch: str, forms: list[PtxFormRef], cache: Path | None, timeout_s: int,
                  budget_s: float | None) -> dict[str, Any]:
-    deadline = time.time() + budget_s if budget_s is not None else None
-    return discover_arch(arch, forms, _WORKER_TEXTS[0], cache, timeout_s, deadline=deadline)
+    return discover_arch(arch, forms, _WORKER_TEXTS[0], cache, timeout_s, budget_s=budget_s)
 
 
 def discover_all(archs: Iterable[str], forms: list[PtxFormRef], texts: Texts | Callable[[], Texts],
@@ -915,8 +916,7 @@ def discover_all(archs: Iterable[str], forms: list[PtxFormRef], texts: Texts | C
     if jobs <= 1 or len(archs) <= 1:
         texts = texts() if callable(texts) else texts
         for i, arch in enumerate(archs):
-            deadline = time.time() + share if share is not None else None
-            out[arch] = discover_arch(arch, forms, texts, cache, timeout_s, deadline=deadline)
+            out[arch] = discover_arch(arch, forms, texts, cache, timeout_s, budget_s=share)
             if progress is not None:
                 progress("rosetta", i + 1, len(archs))
         return out

@@ -129,7 +129,8 @@ def compute_equivalents(texts: Texts, cache: Path, forms: list[PtxFormRef], arch
         decided_n += decided(r)
         if r["level"] in (EQ, EQR, SEQ):
             mapped += 1
-            by_name.setdefault(("amd", r["amd"]), []).append(rec)
+            for name in [r["amd"]] if r.get("amd") else sorted({s["amd"] for s in r.get("sequence", [])}):
+                by_name.setdefault(("amd", name), []).append(rec)
             by_name.setdefault(("nvidia", r["form"].split(".")[0]), []).append(rec)
     hinted = _hinted(texts, cache, rows)
     for h in hinted:
