@@ -82,8 +82,8 @@ def _hinted(texts: Texts, cache: Path, rows: dict[str, dict[str, Any]]) -> list[
             continue
         form = m["ptx"]
         row = rows.get(f"{form}@{m['arch']}")
-        if row is not None and row["level"] in (EQ, EQR):
-            continue                   # discovery found a single instruction: the hint is not needed
+        if row is not None and row["level"] in (EQ, EQR) and not row.get("range"):
+            continue                   # discovery found a single instruction for every input: no need for the hint
         out.append({k: m[k] for k in ("key", "concept", "ptx", "amd", "arch", "level", "restrictions", "sequence",
                                       "reason", "evidence", "also", "consistent")}
                    | {"concept_title": CONCEPTS[m["concept"]].title if m["concept"] in CONCEPTS else m["concept"],
@@ -114,8 +114,9 @@ def compute_equivalents(texts: Texts, cache: Path, forms: list[PtxFormRef], arch
     """Discovery on every arch (cached by semantics fingerprints), as rows per instruction and vendor; forms not
     reached within budget_s seconds (None: no limit) are marked not computed, never guessed."""
     t0 = time.perf_counter()
-    hinted_forms = {f.strip() for m in MAPPINGS for f in m.ptx.split("+")}
-    forms = sorted(forms, key=lambda f: f.form not in hinted_forms)      # hints steer the order, nothing else
+    hinted = list(dict.fromkeys(f.strip() for m in MAPPINGS for f in (m.ptx, *m.ptx.split("+"))))
+    rank = {f: i for i, f in enumerate(hinted)}
+    forms = sorted(forms, key=lambda f: rank.get(f.form, len(rank)))    # hints steer the order, nothing else
     found = discover_all(archs, forms, texts, cache.with_name("rosetta-proofs.json"), jobs=jobs, progress=progress,
                          budget_s=budget_s)
     rows: dict[str, dict[str, Any]] = {}
@@ -132,8 +133,8 @@ def compute_equivalents(texts: Texts, cache: Path, forms: list[PtxFormRef], arch
             for name in [r["amd"]] if r.get("amd") else sorted({s["amd"] for s in r.get("sequence", [])}):
                 by_name.setdefault(("amd", name), []).append(rec)
             by_name.setdefault(("nvidia", r["form"].split(".")[0]), []).append(rec)
-    hinted = _hinted(texts, cache, rows)
-    for h in hinted:
+    hinted_rows = _hinted(texts, cache, rows)
+    for h in hinted_rows:
         by_name.setdefault(("nvidia", h["ptx"].split("+")[0].strip().split(".")[0]), []).append(h)
         if h["amd"]:
             by_name.setdefault(("amd", h["amd"]), []).append(h)
@@ -141,6 +142,6 @@ def compute_equivalents(texts: Texts, cache: Path, forms: list[PtxFormRef], arch
                 for (vendor, name), recs in sorted(by_name.items()) if name]
     not_computed = sum(1 for r in rows.values() if r["level"] == NOT_COMPUTED)
     summary = {"forms": len(forms), "archs": len(found), "decided": decided_n, "mapped": mapped,
-               "hinted": len(hinted), "not_computed": not_computed, "seconds": round(time.perf_counter() - t0, 1),
+               "hinted": len(hinted_rows), "not_computed": not_computed, "seconds": round(time.perf_counter() - t0, 1),
                "cached": all(o["cached"] for o in found.values())}
     return Equivalents(out_rows, summary, [rosetta_cell(r) for r in rows.values()])
