@@ -988,7 +988,7 @@ def recheck(cell: dict[str, Any], texts: Texts, amd: dict[str, AmdInstr], prove:
     name = cell["amd"] or cell.get("nearest", "")
     if name not in amd:
         return False, f"{name} is not a candidate on {arch}"
-    p = ptx_side(cell["form"], texts)
+    p = pair_side(cell["form"], texts) if cell["form"] in PAIRS else ptx_side(cell["form"], texts)
     wiring = {k: int(v) if v.isdigit() else v for k, v in cell["wiring"].items()}
     amd_prog = _amd_program(p, amd[name], wiring)
     if kind == "counterexample":
