@@ -238,11 +238,13 @@ def _blocked(x: np.ndarray, blocks: int, rows: int, cols: int, what: str) -> np.
 
 def multiply(shape: MatrixShape, a: np.ndarray, b: np.ndarray, c: np.ndarray, *, arch: str,
              a_code: int | None = None, b_code: int | None = None,
-             scale_a: np.ndarray | None = None, scale_b: np.ndarray | None = None) -> np.ndarray:
+             scale_a: np.ndarray | None = None, scale_b: np.ndarray | None = None,
+             scale_formats: tuple[str, str] = ("e8m0", "e8m0")) -> np.ndarray:
     """D = A @ B + C per block, batched over leading axes; inputs rounded to the instruction's types.
 
     scale_a (M x K/32) and scale_b (K/32 x N) are E8M0 codes: each multiplies its 32 K values by
-    2^(code-127) (cdna4/README.md:1944)."""
+    2^(code-127) (cdna4/README.md:1944); scale_formats names another SCALE_FORMATS code per matrix
+    (cdna5's E4M3 scales: cdna5/README.md:3731-3736)."""
     fa, _ = element_format(shape.a, arch, a_code)
     fb, _ = element_format(shape.b, arch, b_code)
     A = quantize(_blocked(a, shape.blocks, shape.m, shape.k, "A"), fa)
@@ -252,8 +254,10 @@ def multiply(shape: MatrixShape, a: np.ndarray, b: np.ndarray, c: np.ndarray, *,
         check_sparse(A)
     if shape.scaled:
         blk = shape.scale_block
-        A = A * np.repeat(_scale(scale_a, (shape.m, shape.k // blk), "scale_a"), blk, axis=-1)[..., None, :, :]
-        B = B * np.repeat(_scale(scale_b, (shape.k // blk, shape.n), "scale_b"), blk, axis=-2)[..., None, :, :]
+        sa = scale_factors(scale_a, (shape.m, shape.k // blk), "scale_a", scale_formats[0])
+        sb = scale_factors(scale_b, (shape.k // blk, shape.n), "scale_b", scale_formats[1])
+        A = A * np.repeat(sa, blk, axis=-1)[..., None, :, :]
+        B = B * np.repeat(sb, blk, axis=-2)[..., None, :, :]
     if shape.out == "i32":
         d = np.matmul(A.astype(np.int64), B.astype(np.int64)) + np.asarray(C, dtype=np.int64)
         d = ((d + (1 << 31)) % (1 << 32)) - (1 << 31)
@@ -298,13 +302,22 @@ def expand(values: np.ndarray, index: np.ndarray, k: int) -> np.ndarray:
     return out.reshape(*idx.shape[:-2], k)
 
 
-def _scale(s: np.ndarray | None, want: tuple[int, int], what: str) -> np.ndarray:
+# Block-scale formats: name -> (largest code, the format whose value a code has). E8M0: 2^(code-127), 0xFF NaN
+# (cdna4/README.md:1944). E4M3 scales are unsigned: 7 bits, bias 7, 111_1111 NaN, max 1.75 * 2^8 (the cdna5 scale
+# table, cdna5/README.md:3738-3750), i.e. the OCP E4M3 value of a code with the sign bit clear; PTX's .ue4m3
+# (ptx-isa-9.4 9.7.16.2 line 26) is read the same way.
+SCALE_FORMATS = {"e8m0": (255, "e8m0"), "ue4m3": (127, "fp8_ocp")}
+
+
+def scale_factors(s: np.ndarray | None, want: tuple[int, int], what: str, fmt: str = "e8m0") -> np.ndarray:
+    """Scale codes (want-shaped, SCALE_FORMATS[fmt]) -> their factors; None -> all 1."""
     if s is None:
         return np.ones(want)
     s = np.asarray(s)
-    if s.shape[-2:] != want or not np.issubdtype(s.dtype, np.integer) or ((s < 0) | (s > 255)).any():
-        raise EvalError(f"{what} must be {want[0]}x{want[1]} E8M0 codes (integers 0-255)")
-    return lowp.decode(s, lowp.FORMATS["e8m0"]).astype(np.float64)
+    top, value_format = SCALE_FORMATS[fmt]
+    if s.shape[-2:] != want or not np.issubdtype(s.dtype, np.integer) or ((s < 0) | (s > top)).any():
+        raise EvalError(f"{what} must be {want[0]}x{want[1]} {fmt.upper()} codes (integers 0-{top})")
+    return lowp.decode(s, lowp.FORMATS[value_format]).astype(np.float64)
 
 
 def accumulation_bound(shape: MatrixShape, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:

@@ -6,7 +6,8 @@ The PTX side's shape and types come from the form name (`mma.sync.aligned.m16n8k
 is D f32, A f16, B f16, C f32: ptx-isa-9.4 9.7.16.5 'mma' syntax `.dtype.atype.btype.ctype`); the AMD side's
 from semantics.matrix. Neither manual fixes the order in which a float product is accumulated, so float
 rows agree within a bound (Higham eq. 3.5, as matrix.accumulation_bound, with one more rounding per chained
-K step), integer rows exactly. Block-scaled PTX forms (kind::mxf*) are listed as not decided here.
+K step), integer rows exactly. Block-scaled PTX forms (kind::mxf*) are matched to AMD's scaled instructions
+when the scale format and block size allow (SCALED_ARCHS).
 """
 
 from __future__ import annotations
@@ -56,11 +57,21 @@ class PtxMma:
     sparse: bool
     scaled: bool      # kind::mxf8f6f4 / mxf4 / mxf4nvf4 .block_scale
     satfinite: bool
+    scale_type: str = ""      # .stype of a block-scaled form: ue8m0 or ue4m3
+    scale_block: int = 0      # K values per scale: K / scale_vec (9.7.16.3 Table 44: scale_A is M x 1, 2 or 4)
 
     @property
     def key(self) -> str:
         sp = ".sp" if self.sparse else ""
-        return f"m{self.m}n{self.n}k{self.k}{sp} D.{self.d} = A.{self.a} x B.{self.b} + C.{self.c}"
+        scales = f", {self.scale_type} scales per {self.scale_block} K" if self.scaled else ""
+        return f"m{self.m}n{self.n}k{self.k}{sp} D.{self.d} = A.{self.a} x B.{self.b} + C.{self.c}{scales}"
+
+
+# .scale_vec_size when a block-scaled form names none: 2X for kind::mxf4, 1X for kind::mxf8f6f4, and mxf4nvf4 must
+# name one (ptx-isa-9.4 9.7.16.5 line 1727)
+_DEFAULT_SCALE_VEC = {"mxf4": 2, "mxf8f6f4": 1}
+# PTX .stype -> matrix.SCALE_FORMATS key (.ue8m0 is E8M0: an exponent alone, 9.7.16.2 line 25)
+_PTX_SCALE_TYPES = {"ue8m0": "e8m0", "ue4m3": "ue4m3"}
 
 
 def parse_ptx(form: str) -> PtxMma:
@@ -80,8 +91,16 @@ def parse_ptx(form: str) -> PtxMma:
         a = b = "f16"
     else:
         raise EvalError(f"{form}: cannot read the D, A, B, C types from the name")
-    return PtxMma(family, int(s.group(1)), int(s.group(2)), int(s.group(3)), d, a, b, c, ".sp" in family,
-                  "block_scale" in form, "satfinite" in form)
+    m, n, k = int(s.group(1)), int(s.group(2)), int(s.group(3))
+    if "block_scale" not in form:
+        return PtxMma(family, m, n, k, d, a, b, c, ".sp" in family, False, "satfinite" in form)
+    kind = re.search(r"\.kind::(\w+)", form)
+    vec = re.search(r"\.scale_vec::(\d)X", form)
+    stype = _PTX_SCALE_TYPES.get(form.rsplit(".", 1)[-1], "")
+    size = int(vec.group(1)) if vec else _DEFAULT_SCALE_VEC.get(kind.group(1) if kind else "", 0)
+    if not size or stype not in mx.SCALE_FORMATS:
+        raise EvalError(f"{form}: cannot read the scale vector size and .stype of a block-scaled form")
+    return PtxMma(family, m, n, k, d, a, b, c, ".sp" in family, True, "satfinite" in form, stype, k // size)
 
 
 @dataclass(slots=True)
@@ -121,10 +140,92 @@ def counterparts(ptx: PtxMma, names_by_arch: dict[str, list[str]]) -> list[Count
     return out
 
 
+# Block-scale formats each arch's scaled matrix instructions read (matrix.SCALE_FORMATS keys), with the line.
+# The scale block size (32, or 16 for V_WMMA_SCALE16_*) comes from the instruction name (matrix.parse_name).
+ARCH_SCALE_FORMATS: dict[str, tuple[frozenset[str], str]] = {
+    "cdna4": (frozenset({"e8m0"}), "cdna4/README.md:1942-1944 (block size 32; the scale is an 8-bit exponent, bias 127)"),
+    "cdna5": (frozenset({"e8m0", "ue4m3"}), "cdna5/README.md:3716 (E8M0, E5M3 or E4M3 per block of 32 or 16 K), "
+                                            ":3752-3762 (E4M3 scales only with F4 A and B)"),
+}
+_SCALE_CODE = {"e8m0": 0, "ue4m3": 2}      # NEG[1:0] / NEG_HI[1:0] of the scale DWORDs (cdna5/README.md:3731-3736)
+_ONE = {"e8m0": 127, "ue4m3": 0x38}        # the code of scale 1.0: 2^0; E4M3 0.0111.000
+
+
+# Scaled forms a manual gives no record of their own: cdna4's V_MFMA_SCALE_* are a load-scale DWORD pair in front of
+# the unscaled V_MFMA_*_F8F6F4 opcode, named in the block-scale section (cdna4/README.md:1950-1952).
+MFMA_SCALE_PREFIX = {"cdna4": "cdna4/README.md:1952"}
+
+
+def scaled_names(arch: str, names: list[str]) -> list[str]:
+    """The arch's block-scaled matrix instruction names: the manual's own plus MFMA_SCALE_PREFIX's."""
+    out = [n.lower() for n in names if mx.is_matrix_name(n)]
+    if arch in MFMA_SCALE_PREFIX:
+        out += [n.replace("v_mfma_", "v_mfma_scale_", 1) for n in out if n.startswith("v_mfma_f32_")
+                and n.endswith("_f8f6f4")]
+    return [n for n in out if mx.parse_name(n).scaled]
+
+
+def _best_scaled(ptx: PtxMma, arch: str, names: list[str]) -> Counterpart:
+    """A block-scaled PTX product (D = (A * scale_A) x (B * scale_B) + C, 9.7.16.3) on an AMD scaled instruction:
+    same element types, a scale format the arch reads, and PTX's scale block a whole number of AMD's (each PTX
+    scale is then repeated over its AMD blocks; padded K takes scale 1.0)."""
+    scaled = [sh for sh in (mx.parse_name(n) for n in scaled_names(arch, names)) if sh.scaled]
+    if not scaled:
+        return Counterpart(arch, "none", reason=f"{arch} has no block-scaled matrix instruction (no V_MFMA_SCALE_* or "
+                           "V_WMMA_SCALE_* in its manual): an unscaled product cannot apply a per-block "
+                           "scale_A x scale_B inside the K sum")
+    if ptx.sparse:
+        return Counterpart(arch, "none", reason="AMD's block-scaled matrix instructions take no 2:4-sparse A "
+                           "(cdna5/README.md:3712; cdna4 has V_MFMA_SCALE only, no scaled SMFMAC)")
+    formats, where = ARCH_SCALE_FORMATS.get(arch, (frozenset({"e8m0"}), ""))
+    if ptx.scale_type not in formats:
+        return Counterpart(arch, "none", reason=f"{arch}'s matrix block scales are {', '.join(sorted(formats))} "
+                           f"only ({where}); PTX .{ptx.scale_type} scales are not powers of two")
+    if ptx.scale_type == "ue4m3" and (ptx.a, ptx.b) != ("e2m1", "e2m1"):
+        return Counterpart(arch, "none", reason=f"E4M3 scales need F4 A and B ({where})")
+    best: tuple | None = None
+    blocks = sorted({sh.scale_block for sh in scaled})
+    for sh in scaled:
+        if ptx.scale_block % sh.scale_block:
+            continue
+        notes = []
+        for ptype, amd_t, operand in ((ptx.a, sh.a, "A"), (ptx.b, sh.b, "B")):
+            match = next((r for t, r in _AMD_INPUTS.get(ptype, []) if t == amd_t), None)
+            if match is None:
+                break
+            if match and sh.family == "wmma":
+                match = match.replace("CBSZ/BLGP", "OPSEL" if operand == "A" else "OPSEL_HI")
+            if match:
+                notes.append(match)
+        else:
+            if _acc_ok(ptx, sh) is None:
+                continue
+            repeat = ptx.scale_block // sh.scale_block
+            if repeat > 1:
+                notes.append(f"each PTX scale repeated over {repeat} AMD scale blocks of {sh.scale_block} K")
+            if ptx.scale_type != "e8m0":
+                notes.append(f"scale format {ptx.scale_type.upper()} (NEG/NEG_HI = {_SCALE_CODE[ptx.scale_type]}: "
+                             "cdna5/README.md:3731-3736)")
+            tiles = [-(-dim // amd) for dim, amd in ((ptx.m, sh.m), (ptx.n, sh.n), (ptx.k, sh.k))]
+            count = tiles[0] * tiles[1] * tiles[2]
+            waste = count * sh.m * sh.n * sh.k - ptx.m * ptx.n * ptx.k
+            if waste:
+                notes.append("padded K blocks take scale 1.0")
+            cand = (count, waste, repeat, sh.name, sorted(set(notes)))
+            if best is None or cand[:3] < best[:3]:
+                best = cand
+    if best is None:
+        return Counterpart(arch, "none", reason=f"PTX scales every {ptx.scale_block} K values; {arch}'s scaled "
+                           f"instructions scale blocks of {' or '.join(map(str, blocks))} K"
+                           + (f" ({where})" if where else "") + f" or take no A.{ptx.a} x B.{ptx.b}")
+    count, waste, _, name, notes = best
+    level = "equivalent" if count == 1 and waste == 0 else "tiling" if waste == 0 else "padded"
+    return Counterpart(arch, level, name, count, notes)
+
+
 def _best(ptx: PtxMma, arch: str, names: list[str]) -> Counterpart:
     if ptx.scaled:
-        return Counterpart(arch, "none", reason="not decided here: block-scaled PTX forms (scale_vec layouts) "
-                                                 "are not matched to AMD's scaled MFMA/WMMA yet")
+        return _best_scaled(ptx, arch, names)
     if "b1" in (ptx.a, ptx.b):
         return Counterpart(arch, "none", reason="AMD matrix instructions take no 1-bit inputs (no B1 type in any "
                                                  "MFMA/WMMA name)")
@@ -205,7 +306,14 @@ def check(ptx: PtxMma, cp: Counterpart, rng: np.random.Generator, trials: int = 
             groups = a.reshape(ptx.m, -1, mx.SPARSE_GROUP)
             keep = np.argsort(rng.random(groups.shape), axis=-1) < mx.SPARSE_KEPT
             a = np.where(keep, groups, 0).reshape(ptx.m, ptx.k)
-        got = tiled(shape, cp.arch, a, b, c, ptx)
+        scales = None
+        if ptx.scaled:
+            scales = (random_scales(ptx.scale_type, (ptx.m, ptx.k // ptx.scale_block), rng),
+                      random_scales(ptx.scale_type, (ptx.k // ptx.scale_block, ptx.n), rng))
+        got = tiled(shape, cp.arch, a, b, c, ptx, scales)
+        if scales is not None:     # the product PTX defines: D = (A * scale_A) x (B * scale_B) + C (9.7.16.3)
+            a = a * scale_values(ptx, scales[0], axis=1)
+            b = b * scale_values(ptx, scales[1], axis=0)
         if ptx.d == "s32":
             want = (a.astype(np.int64) @ b.astype(np.int64) + c.astype(np.int64))
             want = ((want + (1 << 31)) % (1 << 32)) - (1 << 31)
@@ -214,7 +322,9 @@ def check(ptx: PtxMma, cp: Counterpart, rng: np.random.Generator, trials: int = 
             continue
         exact = a.astype(np.float64) @ b.astype(np.float64) + c.astype(np.float64)
         steps = -(-ptx.k // shape.k)
-        n = ptx.k + steps
+        # scaled: AMD applies the scales after each block's dot product (cdna5/README.md:3718), one more rounding
+        # per scale block when the scale is not a power of two
+        n = ptx.k + steps + (ptx.k // shape.scale_block if ptx.scaled else 0)
         u = {"f32": 2.0 ** -24, "f16": 2.0 ** -11, "bf16": 2.0 ** -8, "f64": 2.0 ** -53}[ptx.d]
         gamma = n * u / (1 - n * u)
         mag = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)) + np.abs(c.astype(np.float64))
@@ -229,8 +339,24 @@ def check(ptx: PtxMma, cp: Counterpart, rng: np.random.Generator, trials: int = 
     return cp
 
 
-def tiled(shape: mx.MatrixShape, arch: str, a: np.ndarray, b: np.ndarray, c: np.ndarray, ptx: PtxMma) -> np.ndarray:
-    """D = A @ B + C by AMD instructions of `shape` over zero-padded tiles, K steps chained through C."""
+def random_scales(stype: str, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
+    """Scale codes for 2^-4 .. 2^4 (E8M0) or 1/16 .. 14 with mantissas (UE4M3): no product over/underflows."""
+    if stype == "e8m0":
+        return rng.integers(123, 132, size=shape)
+    return rng.integers(0x18, 0x58, size=shape)
+
+
+def scale_values(ptx: PtxMma, codes: np.ndarray, axis: int) -> np.ndarray:
+    """PTX scale codes (M x K/block or K/block x N) -> the factor of every element (M x K or K x N)."""
+    return np.repeat(mx.scale_factors(codes, codes.shape, "scale", ptx.scale_type), ptx.scale_block, axis=axis)
+
+
+def tiled(shape: mx.MatrixShape, arch: str, a: np.ndarray, b: np.ndarray, c: np.ndarray, ptx: PtxMma,
+          scales: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """D = A @ B + C by AMD instructions of `shape` over zero-padded tiles, K steps chained through C.
+
+    A block-scaled product takes A and B unscaled and `scales` (PTX's scale_A M x K/block, scale_B K/block x N
+    codes): each AMD scale block gets the code of the PTX block that holds it, padded K the code of 1.0."""
     mp, np_, kp = (-(-d // t) * t for d, t in ((ptx.m, shape.m), (ptx.n, shape.n), (ptx.k, shape.k)))
     A = np.zeros((mp, kp))
     A[:ptx.m, :ptx.k] = a
@@ -238,11 +364,22 @@ def tiled(shape: mx.MatrixShape, arch: str, a: np.ndarray, b: np.ndarray, c: np.
     B[:ptx.k, :ptx.n] = b
     D = np.zeros((mp, np_), dtype=np.int64 if shape.out == "i32" else np.float64)
     D[:ptx.m, :ptx.n] = c
-    codes = {"a_code": _F8F6F4_CODE.get(ptx.a), "b_code": _F8F6F4_CODE.get(ptx.b)} if shape.a == "f8f6f4" else {}
+    codes: dict = {"a_code": _F8F6F4_CODE.get(ptx.a), "b_code": _F8F6F4_CODE.get(ptx.b)} if shape.a == "f8f6f4" else {}
+    if shape.scaled:
+        one = _ONE[ptx.scale_type]
+        SA = np.full((mp, kp), one)
+        SA[:ptx.m, :ptx.k] = np.repeat(scales[0], ptx.scale_block, axis=1) if scales is not None else one
+        SB = np.full((kp, np_), one)
+        SB[:ptx.k, :ptx.n] = np.repeat(scales[1], ptx.scale_block, axis=0) if scales is not None else one
+        codes["scale_formats"] = (ptx.scale_type, ptx.scale_type)
+    blk = shape.scale_block
     for i in range(0, mp, shape.m):
         for j in range(0, np_, shape.n):
             acc = D[i:i + shape.m, j:j + shape.n]
             for kk in range(0, kp, shape.k):
+                if shape.scaled:
+                    codes["scale_a"] = SA[i:i + shape.m, kk:kk + shape.k:blk]
+                    codes["scale_b"] = SB[kk:kk + shape.k:blk, j:j + shape.n]
                 acc = mx.multiply(shape, A[i:i + shape.m, kk:kk + shape.k], B[kk:kk + shape.k, j:j + shape.n], acc,
                                   arch=arch, **codes)[0]
                 acc = acc.astype(np.int64) if shape.out == "i32" else acc.astype(np.float64)
@@ -269,48 +406,3 @@ def table(forms: list[str], names_by_arch: dict[str, list[str]], rng: np.random.
             cps = [check(p, cp, rng, trials=1) for cp in cps]
         out.append({**row, "counterparts": [cp.as_dict() for cp in cps]})
     return out
-
-
-# ------------------------------------------------------------------ PTX fragments (which thread holds which element)
-
-_MMA_MD = "ptx-isa-9.4/9-instruction-set/9.7.16.5-matrix-multiply-accumulate-operation-usingmmainstruction.md"
-
-
-def fragment_layout(ptx: PtxMma, operand: str) -> np.ndarray:
-    """For every element (row, col) of A, B or C/D of mma.m16n8k16 with 16-bit A/B: (lane, fragment index i),
-    from the manual's formulas (groupID = %laneid >> 2, threadID_in_group = %laneid % 4): A at
-    9.7.16.5.8 line 956, B line 1012, C/D line 1092 of the file named in _MMA_MD."""
-    if (ptx.family, ptx.m, ptx.n, ptx.k) != ("mma", 16, 8, 16) or ptx.a not in ("f16", "bf16"):
-        raise EvalError(f"{ptx.key}: fragment layouts are modelled for mma.m16n8k16 with f16/bf16 A and B only")
-    lanes = np.arange(32)
-    group, tid = lanes >> 2, lanes % 4
-    count = {"A": 8, "B": 4, "C": 4, "D": 4}[operand]
-    rows, cols = {"A": (16, 16), "B": (16, 8), "C": (16, 8), "D": (16, 8)}[operand]
-    out = np.full((rows, cols, 2), -1)
-    for i in range(count):
-        if operand == "A":
-            r = group + (8 if i in (2, 3, 6, 7) else 0)
-            c = tid * 2 + (i & 1) + (8 if i >= 4 else 0)
-        elif operand == "B":
-            r = tid * 2 + (i & 1) + (8 if i >= 2 else 0)
-            c = group
-        else:
-            r = group + (8 if i >= 2 else 0)
-            c = tid * 2 + (i & 1)
-        out[r, c, 0] = lanes
-        out[r, c, 1] = i
-    return out
-
-
-def to_fragments(ptx: PtxMma, operand: str, matrix: np.ndarray) -> np.ndarray:
-    """Matrix -> fragments (32 lanes x elements per thread)."""
-    lay = fragment_layout(ptx, operand)
-    frags = np.zeros((32, int(lay[..., 1].max()) + 1), dtype=np.asarray(matrix).dtype)
-    frags[lay[..., 0], lay[..., 1]] = matrix
-    return frags
-
-
-def from_fragments(ptx: PtxMma, operand: str, frags: np.ndarray) -> np.ndarray:
-    """Fragments (32 lanes x elements per thread) -> matrix."""
-    lay = fragment_layout(ptx, operand)
-    return np.asarray(frags)[lay[..., 0], lay[..., 1]]
