@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from gpuisa.codec import image
+from gpuisa.codec import formats, image
 from gpuisa.codec import operands as ops
 from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SCOPES, SDWA, th_text
 from gpuisa.codec.tables import (
@@ -22,6 +22,7 @@ from gpuisa.codec.tables import (
     Operand,
     Row,
     TargetTables,
+    docs_dir,
     field_for,
     get_bits,
     mai_acc,
@@ -230,6 +231,12 @@ class _Decoder:
                 texts.append(text)
         if self._img is not None:
             mods = self._image_modifiers(lay, form, word, row)
+        if form.base.startswith("tbuffer_"):
+            fmt = self._format(lay, word)
+            if fmt:
+                mods.insert(0, fmt)    # llvm-mc prints format: first (gfx11_dasm_mtbuf.txt:8)
+        if form.encoding == "VBUFFER":  # idxen / offen before offset (gfx1250_dasm_vbuffer_mubuf.txt:38)
+            mods.sort(key=lambda m: 0 if m.startswith("format:") else 1 if m in ("idxen", "offen") else 2)
         if dpp16:
             for name in DPP16_MODIFIERS[:5 if self.gen >= 10 else 4]:
                 m = self._dpp(name, variant, ext, word, lay)
@@ -275,6 +282,17 @@ class _Decoder:
         last = addr - (len(regs) - 1)
         texts = [ops.reg_range("v", r, 1) for r in regs[:-1]] + [ops.reg_range("v", regs[-1], last)]
         return (vdata, texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"), size
+
+    def _format(self, lay: Layout, word: int) -> str | None:
+        """The `format:` of a typed buffer instruction (codec/formats.py); DFMT is rdna1/2's name of the
+        7-bit unified field."""
+        f = lay.fields
+        field = "FORMAT" if "FORMAT" in f else "DFMT" if "DFMT" in f else None
+        if field is None:
+            return None
+        names = formats.names_for(docs_dir(), self.gen)
+        nfmt = get_bits(word, f["NFMT"]) if self.gen < 10 and "NFMT" in f else 0
+        return formats.print_format(names, self.gen, get_bits(word, f[field]), nfmt)
 
     def _image_modifiers(self, lay: Layout, form: Form, word: int, row: Row) -> list[str]:
         """An image's modifiers in llvm-mc's order, each one whose field the layout has."""

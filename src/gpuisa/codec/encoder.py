@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gpuisa.codec import image
+from gpuisa.codec import formats, image
 from gpuisa.codec import operands as ops
 from gpuisa.codec.decoder import ACC_FIELDS, GLOBAL_ENCODINGS, SVE_BIT13_TARGETS, _is_float
 from gpuisa.codec.operands import OperandError
@@ -24,6 +24,7 @@ from gpuisa.codec.tables import (
     Operand,
     Row,
     TargetTables,
+    docs_dir,
     field_for,
     get_bits,
     put_bits,
@@ -187,6 +188,11 @@ class _Encoder:
         rest = parts[1] if len(parts) > 1 else ""
         rest_col = lead + 1 + len(body) - len(rest)
         operands, mods = _split(rest, rest_col) if rest else ([], [])
+        # format:[..] / dfmt:N / nfmt:N may stand in operand position (gfx11_asm_mtbuf.s:5 "s3, format:[..]")
+        moved = [t for t in operands if _FORMAT_OPERAND.match(t.text)]
+        if moved:
+            operands = [t for t in operands if t not in moved]
+            mods = moved + mods
         cands = self.candidates(mnemonic, mods)
         if not cands:
             raise AsmError(line_no, lead + 1, self._unknown(mnemonic))
@@ -299,6 +305,10 @@ class _Encoder:
                 st.word |= put_bits(f["OPSEL_HI"], (1 << sum(h - lo + 1 for h, lo in f["OPSEL_HI"])) - 1)
             if "OPSEL_HI2" in f:
                 st.word |= put_bits(f["OPSEL_HI2"], 1)
+        if form.base.startswith("tbuffer_"):     # the default format (AMDGPUModifierSyntax.rst, format / ufmt)
+            field = "FORMAT" if "FORMAT" in f else "DFMT"
+            if field in f:
+                st.word |= put_bits(f[field], formats.DFMT_DEFAULT if self.gen < 10 else formats.UFMT_DEFAULT)
         if "SADDR" in f and form.encoding in ("FLAT", "VFLAT") and self.gen >= 10:
             st.word |= put_bits(f["SADDR"], 0x7C if self.gen >= 11 else 0x7D)
 
@@ -732,6 +742,34 @@ class _Encoder:
         elif name == "neg" and value and "NEG" not in f and "BLGP" in f:
             need("neg")
             set_field("BLGP", sum(b << i for i, b in enumerate(arr(value))))
+        elif name == "format" and value and form.base.startswith("tbuffer_"):
+            field = "FORMAT" if "FORMAT" in f else "DFMT"
+            try:
+                fmt, nfmt = formats.parse_format(formats.names_for(docs_dir(), self.gen), self.gen, value)
+            except ValueError as exc:
+                raise _Attempt(m.col, f"{m.text}: {exc}") from None
+            st.word &= ~put_bits(f[field], -1)
+            set_field(field, fmt)
+            if self.gen < 10 and "NFMT" in f:
+                st.word &= ~put_bits(f["NFMT"], -1)
+                set_field("NFMT", nfmt)
+        elif name in ("dfmt", "nfmt") and value and form.base.startswith("tbuffer_"):
+            names = formats.names_for(docs_dir(), self.gen)
+            v = num(value)
+            if self.gen < 10:
+                field = "DFMT" if name == "dfmt" else "NFMT"
+                st.word &= ~put_bits(f[field], -1)
+                set_field(field, v)
+            else:   # the unified format equivalent to the data / numeric pair (AMDGPUModifierSyntax.rst, ufmt)
+                field = "FORMAT" if "FORMAT" in f else "DFMT"
+                st.fmt_pair = (v, st.fmt_pair[1]) if name == "dfmt" else (st.fmt_pair[0], v)
+                try:
+                    code, _ = formats.parse_format(names, self.gen, "[" + ",".join(
+                        (names.dfmt[st.fmt_pair[0]], names.nfmt[st.fmt_pair[1]])) + "]")
+                except (ValueError, IndexError):
+                    raise _Attempt(m.col, f"{m.text}: no unified format for this data/numeric pair") from None
+                st.word &= ~put_bits(f[field], -1)
+                set_field(field, code)
         elif name == "dmask" and value and "DMASK" in f:
             set_field("DMASK", num(value))
         elif name == "dim" and value and "DIM" in f:
@@ -840,6 +878,10 @@ class _State:
         self.img_data: tuple | None = None  # image vdata (dwords, token), checked after the modifiers
         self.img_addr: tuple | None = None  # image vaddr ([(first, dwords)], written as a [..] list, token)
         self.tail = b""                     # NSA address dwords after the instruction word
+        self.fmt_pair = (1, 0)              # dfmt:/nfmt: given so far (gfx10+ maps the pair to one format)
+
+
+_FORMAT_OPERAND = re.compile(r"^\s*(?:format|dfmt|nfmt):", re.IGNORECASE)
 
 
 def _variant_matches(variant: str, want: str) -> bool:

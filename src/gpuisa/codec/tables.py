@@ -23,7 +23,7 @@ from gpuisa.codec.syntax import generation
 from gpuisa.errors import GpuisaError, NotFoundError
 from gpuisa.sources import layout
 
-TABLES_VERSION = 3
+TABLES_VERSION = 4
 
 # Encodings printed with LLVM's _e32 suffix when the instruction also has a VOP3 (_e64) form.
 E32_ENCODINGS = frozenset({"VOP1", "VOP2", "VOPC"})
@@ -269,9 +269,56 @@ def _family_order(key: str) -> tuple[int, str]:
     return gen, digits
 
 
+DPP16_ROW_MODIFIERS = ("dpp16_ctrl", "row_mask", "bank_mask", "bound_ctrl", "fi")
+DPP8_ROW_MODIFIERS = ("dpp8_sel", "fi")
+
+
+def dpp_row(row: Row, dpp8: bool, vop3: bool) -> Row | None:
+    """The DPP16 / DPP8 row of an instruction whose page lists none (GFX12's page has no DPP rows and
+    GFX11's lacks GFX12's new instructions): the row's operands, src0 a VGPR, and the DPP modifiers as
+    GFX11's page spells them (AMDGPUAsmGFX11.rst v_add_f16_dpp: vdst, vsrc0:m, vsrc1:m dpp16_ctrl
+    row_mask bank_mask bound_ctrl fi). None for 64-bit operands, which DPP does not take on gfx11+."""
+    regs = [o for o in row.operands if o.role != "modifier"]
+    if any(o.dwords != 1 for o in regs if o.name not in ("sdst", "vcc")) or not regs:
+        return None
+    ops: list[Operand] = []
+    for o in row.operands:
+        if o.role == "modifier":
+            if vop3 and o.name in ("clamp", "op_sel", "omod", "neg_lo", "neg_hi", "op_sel_hi", "byte_sel", "bitop3"):
+                ops.append(o)
+            continue
+        if o.name in ("src0", "src", "vsrc0"):
+            ops.append(Operand(o.name, o.role, ("v",), o.dwords, o.size_text, True, o.optional, o.page))
+        elif o.role == "src" and o.name not in ("vcc", "ssrc2"):
+            ops.append(Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, True, o.optional, o.page))
+        else:
+            ops.append(o)
+    mods = DPP8_ROW_MODIFIERS if dpp8 else DPP16_ROW_MODIFIERS
+    ops += [Operand(m, "modifier", (), 1, "", False, True) for m in mods]
+    suffix = "_e64_dpp" if vop3 else "_dpp"
+    return Row(row.mnemonic.removesuffix("_e64").removesuffix("_e32") + suffix,
+               f"{row.section} (DPP row derived from the plain row)", tuple(ops), row.source)
+
+
 def _variants(base: str, encoding: str, rows: dict[str, Row], promoted: bool, wave64: bool,
-              has_vop3: bool = False) -> dict[str, Row]:
-    """Syntax rows of one form: the plain row plus the DPP / SDWA rows of its encoding."""
+              has_vop3: bool = False, derive_dpp: bool = False) -> dict[str, Row]:
+    """Syntax rows of one form: the plain row plus the DPP / SDWA rows of its encoding (`derive_dpp`:
+    gfx11+, where every 32-bit VOP1/VOP2/VOPC/VOP3 instruction has DPP16 and DPP8 forms)."""
+    out = _listed_variants(base, encoding, rows, promoted, wave64, has_vop3)
+    if derive_dpp and (encoding in E32_ENCODINGS or encoding in VOP3_ENCODINGS):
+        vop3 = encoding in VOP3_ENCODINGS
+        plain = out.get("_e64" if vop3 else "_e32", out.get(""))
+        if plain is not None:
+            for key, dpp8 in (("_e64_dpp" if vop3 else "_dpp", False), ("_e64_dpp~dpp8" if vop3 else "_dpp~dpp8", True)):
+                if key not in out:
+                    r = dpp_row(plain, dpp8, vop3)
+                    if r is not None:
+                        out[key] = r
+    return out
+
+
+def _listed_variants(base: str, encoding: str, rows: dict[str, Row], promoted: bool, wave64: bool,
+                     has_vop3: bool = False) -> dict[str, Row]:
     out: dict[str, Row] = {}
     if encoding in E32_ENCODINGS:
         plain = rows.get(base) or rows.get(base + "_e32")
@@ -367,7 +414,7 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
             op_field = "OPY"
         form = Form(name, base, encoding, layout_name, opcode)
         form.rows = _variants(base, encoding, rows, name in promoted_names and encoding in VOP3_ENCODINGS, w64,
-                              name in vop3_names)
+                              name in vop3_names, gen >= 12)
         if op_field != "OP":
             continue   # VOPD pairs: not decoded yet
         if encoding == "VOP3P" and MAI_LAYOUT in layouts and any(
@@ -400,14 +447,15 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
 _MEMO: dict[tuple[str, str, bool | None], TargetTables] = {}
 
 
-def _docs_dir() -> Path:
+def docs_dir() -> Path:
+    """LLVM's AMDGPU docs folder the syntax rows (and the buffer format names) are read from."""
     return layout.llvm_docs(paths.default_sources())
 
 
 def _read_docs():
     from gpuisa.sources.llvm_syntax_docs import read_syntax_docs
 
-    d = _docs_dir()
+    d = docs_dir()
     if not d.is_dir():
         raise GpuisaError(f"LLVM's AMDGPU syntax docs are not at {d}; run `gpuisa fetch` or set GPUISA_SOURCES")
     return read_syntax_docs(d, f"{layout.LLVM_TREE}/llvm/docs")
@@ -426,7 +474,7 @@ def tables_for(target: str, catalog_path: Path | None = None, wave64: bool | Non
         return _MEMO[key]
     catalog = Catalog(cat_path)
     code_stamp = "|".join(str((Path(__file__).parent / n).stat().st_mtime_ns) for n in ("tables.py", "syntax.py"))
-    stamp = f"{TABLES_VERSION}|{code_stamp}|{cat_path.resolve()}|{cat_path.stat().st_mtime_ns}|{_docs_dir()}|{target}|{wave64}"
+    stamp = f"{TABLES_VERSION}|{code_stamp}|{cat_path.resolve()}|{cat_path.stat().st_mtime_ns}|{docs_dir()}|{target}|{wave64}"
     digest = hashlib.sha256(stamp.encode()).hexdigest()[:20]
     cache = paths.cache_dir() / "codec" / f"{target}-{digest}.pickle"
     tables = None

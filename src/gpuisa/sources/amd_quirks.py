@@ -311,6 +311,19 @@ LAYOUT_FIXES: tuple[LayoutFix, ...] = (
         (Seen("vega", 4288, "SDST [22:16], no SIMM16 row"), Seen("vega7", 3458, "SDST [22:16], no SIMM16 row"),
          Seen("rdna3", 4827, "SDST [22:16], no SIMM16 row")),
         fields=(FieldAt("SIMM16", ((15, 0),)),)),
+    LayoutFix(
+        "mtbuf-offset", ("vega",), ("MTBUF",),
+        "the MTBUF field table has no OFFSET row; LLVM's encodings carry the 12-bit unsigned offset at [11:0], "
+        "as the vega7 and CDNA manuals print",
+        (Seen("vega", 5557, "OFFEN [12] first, no OFFSET row"),),
+        fields=(FieldAt("OFFSET", ((11, 0),), asm="offset:"),)),
+    LayoutFix(
+        "mtbuf-soffset", ("vega7", "cdna2"), ("MTBUF",),
+        "the MTBUF field table has no SOFFSET row; LLVM's encodings carry the SGPR offset at [63:56], as the "
+        "vega and CDNA3 manuals print",
+        (Seen("vega7", 4611, "OFFSET [11:0] .. TFE [55], no SOFFSET row"),
+         Seen("cdna2", 5971, "OFFSET [11:0] .. ACC [55], no SOFFSET row")),
+        fields=(FieldAt("SOFFSET", ((63, 56),)),)),
 )
 
 

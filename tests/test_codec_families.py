@@ -1,0 +1,45 @@
+"""Encoding families beyond the plain ALU words, each on one LLVM check line (asm and bytes read from
+the test file itself): NSA / partial-NSA image addresses, buffer formats, matrix AGPRs, VOPC SDWA,
+VOP3B carry-out, the fmaak constant, fake16's invalid-register note. Decode must print LLVM's text,
+encode must give LLVM's bytes."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.codec_support import llvm_check
+
+CASES = [
+    # (check line, target, directions) -- "both": asm -> bytes and bytes -> asm
+    ("AMDGPU/gfx11_asm_mimg_features.s", 5, "gfx1100", "both"),          # MIMG NSA, dmask/dim modifiers
+    ("AMDGPU/gfx12_asm_vsample.s", 995, "gfx1200", "both"),             # VSAMPLE partial NSA: v[35:40] last
+    ("AMDGPU/gfx9_asm_mtbuf.s", 44, "gfx900", "both"),                   # dfmt / nfmt names, vega OFFSET
+    ("Disassembler/AMDGPU/gfx11_dasm_mtbuf.txt", 8, "gfx1100", "both"),  # unified format names
+    ("AMDGPU/mai-gfx90a.s", 35, "gfx90a", "both"),                       # VOP3P-MAI: ACC and ACC_CD AGPRs
+    ("AMDGPU/gfx9_asm_vopc.s", 77, "gfx900", "both"),                    # VOPC SDWA: SDST in the dst_sel bits
+    ("AMDGPU/gfx9_asm_vop3_e64.s", 5159, "gfx900", "both"),              # VOP3B carry-out in SDST
+    ("Disassembler/AMDGPU/gfx11_dasm_vop2.txt", 476, "gfx1100", "both"),  # fmaak: K is the literal dword
+    ("Disassembler/AMDGPU/gfx11_dasm_vopc-fake16.txt", 66, "gfx1100", "decode"),  # VS_32_Lo128 note
+]
+
+
+@pytest.fixture(scope="module")
+def codec_env(catalog_path):
+    from tests.codec_support import use_catalog
+
+    mp = use_catalog(catalog_path)
+    yield catalog_path
+    mp.undo()
+
+
+@pytest.mark.parametrize("rel,line,target,directions", CASES, ids=[f"{c[0].rsplit('/', 1)[1]}:{c[1]}" for c in CASES])
+def test_llvm_check_line(codec_env, rel, line, target, directions):
+    from gpuisa import decode, encode
+
+    asm, data = llvm_check(rel, line)
+    assert asm and data                      # the premise: the line pairs LLVM's text with its bytes
+    [d] = decode(data, target)
+    assert d.valid and " ".join(d.text.split()) == " ".join(asm.split())
+    if directions == "both":
+        [e] = encode(asm, target)
+        assert e.data == data
