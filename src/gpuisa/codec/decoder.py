@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from gpuisa.codec import formats, image
+from gpuisa.codec import formats, image, waitcnt
 from gpuisa.codec import operands as ops
 from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SCOPES, SDWA, th_text
 from gpuisa.codec.tables import (
@@ -438,6 +438,11 @@ class _Decoder:
             return str(value - 0x10000 if value & 0x8000 else value)
         if op.name in ("simm16", "imm16"):   # llvm-mc prints 16-bit immediates in hex (gfx9_asm_sopk.s:5)
             return f"0x{value:x}"
+        if op.name == "waitcnt" and op.page:
+            try:
+                return waitcnt.to_text(waitcnt.fields_of(docs_dir(), op.page), value)
+            except (OSError, ValueError):
+                return str(value)
         return str(value)
 
     def _neg_abs(self, text: str | None, lay: Layout, word: int, idx: int, variant: str, ext: int) -> str | None:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gpuisa.codec import formats, image
+from gpuisa.codec import formats, image, waitcnt
 from gpuisa.codec import operands as ops
 from gpuisa.codec.decoder import ACC_FIELDS, GLOBAL_ENCODINGS, SVE_BIT13_TARGETS, _is_float
 from gpuisa.codec.operands import OperandError
@@ -231,6 +231,10 @@ class _Encoder:
         st = _State(word)
         self._st = st
         row_ops = [o for o in row.operands if o.role != "modifier"]
+        if [o.name for o in row_ops] == ["waitcnt"] and operands and mods:
+            # vmcnt(0) lgkmcnt(0): one operand spelled in space-separated terms
+            operands = [_Token(" ".join(t.text for t in (*operands, *mods)), operands[0].col)]
+            mods = []
         if len(operands) != len(row_ops):
             required = [o for o in row_ops if not o.optional]
             if "_atomic" in form.base and row_ops and row_ops[0].name == "vdst" and len(operands) == len(row_ops) - 1:
@@ -388,6 +392,11 @@ class _Encoder:
             raise _Attempt(tok.col, f"operand {op.name} has no field in {lay.name}")
         if fname == "SIMM16":
             v = ops.parse_int(low)
+            if v is None and op.name == "waitcnt" and op.page:
+                try:
+                    v = waitcnt.from_text(waitcnt.fields_of(docs_dir(), op.page), low)
+                except (OSError, ValueError) as exc:
+                    raise _Attempt(tok.col, str(exc)) from None
             if v is None:
                 raise _Attempt(tok.col, f"{op.name} must be an integer here (symbolic forms are not supported yet)")
             if not -0x8000 <= v <= 0xFFFF:
