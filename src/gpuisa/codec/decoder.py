@@ -456,6 +456,8 @@ class _Decoder:
         elif variant == "_sdwa":
             neg = (ext >> (20 + 8 * idx)) & 1 if idx < 2 else 0
             abs_ = (ext >> (21 + 8 * idx)) & 1 if idx < 2 else 0
+            if idx < 2 and (ext >> (19 + 8 * idx)) & 1:   # SRC0_SEXT / SRC1_SEXT (gfx9_sdwa_features.txt:98)
+                text = f"sext({text})"
         elif variant == "_dpp~dpp8" and "NEG" not in f:
             pass
         else:

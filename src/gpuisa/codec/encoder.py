@@ -357,6 +357,9 @@ class _Encoder:
             self._image_operand(op, tok, lay, fname, st)
             return
         neg = abs_ = False
+        if st.extra_kind == "sdwa" and 0 <= src_index < 2 and low.startswith("sext(") and low.endswith(")"):
+            low = low[5:-1].strip()              # SRC0_SEXT / SRC1_SEXT bits of the SDWA dword
+            st.ext |= 1 << (19 + 8 * src_index)
         if op.modifiers or op.role == "src":
             low, neg, abs_ = _strip_neg_abs(low)
             if (neg or abs_) and not op.modifiers:
