@@ -70,6 +70,10 @@ ACC_FIELDS = frozenset({"VDST", "DATA", "DATA0", "DATA1", "VDATA"})
 SVE_BIT13_TARGETS = frozenset({"gfx942", "gfx950"})
 
 
+# Operands naming the constant K of fmaak / madmk, which always follows the word as a literal dword
+# (GFX11's page calls it simm32, GFX12's literal: AMDGPUAsmGFX12.rst v_fmaak_f16).
+K_OPERANDS = frozenset({"simm32", "literal"})
+
 # Flat-family encodings whose SADDR may be "off" (NULL / 0x7F: no SGPR base).
 GLOBAL_ENCODINGS = frozenset({"GLOBAL", "VGLOBAL", "SCRATCH", "VSCRATCH"})
 
@@ -193,7 +197,7 @@ class _Decoder:
             size += 4
         literal = None
         uses_literal = any(n in f and get_bits(word, f[n]) == LITERAL for n in SOURCE_FIELDS if not extra or n != "SRC0") \
-            or any(o.name == "simm32" for o in row.operands)   # fmaak / madmk: the constant K follows the word
+            or any(o.name in K_OPERANDS for o in row.operands)   # fmaak / madmk: the constant K follows the word
         if uses_literal:
             if len(data) < pos + size + 4:
                 raise _Undecodable(f"truncated: {form.base} has a literal constant and needs {size + 4} bytes")

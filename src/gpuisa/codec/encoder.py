@@ -13,10 +13,11 @@ from dataclasses import dataclass
 
 from gpuisa.codec import formats, image, waitcnt
 from gpuisa.codec import operands as ops
-from gpuisa.codec.decoder import ACC_FIELDS, GLOBAL_ENCODINGS, SVE_BIT13_TARGETS, _is_float
+from gpuisa.codec.decoder import ACC_FIELDS, GLOBAL_ENCODINGS, K_OPERANDS, SVE_BIT13_TARGETS, _is_float
 from gpuisa.codec.operands import OperandError
 from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SCOPES, SDWA, th_code
 from gpuisa.codec.tables import (
+    E32_ENCODINGS,
     MAI_LAYOUT,
     SOURCE_FIELDS,
     Form,
@@ -128,6 +129,7 @@ class _Encoder:
         self.gen = tables.gen
         self._st = _State(0)     # the instruction being built (encode_form sets it)
         self._mnemonic = ""
+        self._form: Form | None = None
 
     # ------------------------------------------------------------------ line level
 
@@ -223,6 +225,7 @@ class _Encoder:
         lay: Layout = self.t.layouts[form.layout]
         row: Row = form.rows[variant]
         self._mnemonic = form.base
+        self._form = form
         f = lay.fields
         word = 0
         for name, value in lay.fixed.items():
@@ -378,7 +381,7 @@ class _Encoder:
                 raise _Attempt(tok.col, f"{low}: a 16-bit operand of this encoding reaches v0..v127 only")
             st.ext |= reg[1] & 0xFF
             return
-        if fname is None and op.name == "simm32":   # fmaak / madmk: the constant K is the literal dword
+        if fname is None and op.name in K_OPERANDS:   # fmaak / madmk: the constant K is the literal dword
             bits, _bf16 = _operand_bits(op, self._mnemonic)
             try:
                 v = ops.parse_int(low)
@@ -445,7 +448,11 @@ class _Encoder:
                 pass
             elif n != op.dwords:
                 raise _Attempt(tok.col, f"{text} is {n} dword(s), {op.name} takes {op.dwords}")
+            if first > 127 and self._lo128(form) and (op.role == "dst" or _operand_bits(op, form.base)[0] == 16):
+                raise _Attempt(tok.col, f"{text}: a 16-bit operand of this encoding reaches v0..v127 only")
             st.word |= put_bits(f[fname], first)
+            if fname in ("ADDR", "VADDR") and lay.encoding == "VSCRATCH" and "SVE" in f:
+                st.word |= put_bits(f["SVE"], 1)   # gfx12 scratch with a VGPR address (gfx12_asm_vflat.s:2060)
             if fname == "ADDR" and lay.fixed.get("SEG") == 1:
                 st.scratch_vaddr = True
                 if "SVE" in f:
@@ -480,6 +487,12 @@ class _Encoder:
         if code % scale and code < 106:
             raise _Attempt(tok.col, f"{text} must start at a multiple of {scale}")
         st.word |= put_bits(f[fname], code // scale)
+
+    def _lo128(self, form: Form) -> bool:
+        """A fake16 VOP1/VOP2/VOPC instruction on 16-bit data reaches v0..v127 only; llvm-mc takes the
+        VOP3 form for a higher VGPR (gfx11_asm_vop2_fake16_promote.s:5,14: v_add_f16 v255 / v255 -> e64)."""
+        return self.gen >= 11 and form.encoding in E32_ENCODINGS and \
+            _TYPES.findall(form.base)[:1] in (["f16"], ["bf16"], ["i16"], ["u16"], ["b16"])
 
     def _image_operand(self, op: Operand, tok: _Token, lay: Layout, fname: str | None, st: _State) -> None:
         """An image's vdata or vaddr: registers noted, sizes checked once dmask/dim/a16 are known."""
@@ -575,7 +588,8 @@ class _Encoder:
         if reg is not None and reg[0] == "v":
             if scalar:
                 raise _Attempt(tok.col, f"{op.name} does not take a VGPR")
-            if "v" not in op.accepts and "v16" in op.accepts and reg[1] > 127:
+            if reg[1] > 127 and (("v" not in op.accepts and "v16" in op.accepts) or (
+                    self._lo128(self._form) and _operand_bits(op, self._mnemonic)[0] == 16)):
                 raise _Attempt(tok.col, f"{low}: a 16-bit operand of this encoding reaches v0..v127 only")
             if reg[2] != op.dwords:
                 raise _Attempt(tok.col, f"{low} is {reg[2]} dword(s), {op.name} takes {op.dwords}")

@@ -232,7 +232,8 @@ def _implied_modifiers(ops: list[Operand], section: str) -> list[Operand]:
     packed = section.startswith("VOP3P")
     out = [Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, not packed and (o.role == "src" or o.modifiers),
                    o.optional, o.page) for o in ops]
-    mods = ("op_sel", "op_sel_hi", "neg_lo", "neg_hi", "clamp") if packed else ("clamp", "op_sel", "omod")
+    # llvm-mc prints op_sel before clamp (gfx12_dasm_vop3.txt:241: v_add_nc_i16 ... op_sel:[0,0,1] clamp)
+    mods = ("op_sel", "op_sel_hi", "neg_lo", "neg_hi", "clamp") if packed else ("op_sel", "clamp", "omod")
     return out + [Operand(m, "modifier", (), 1, "", False, True) for m in mods]
 
 
