@@ -321,7 +321,7 @@ LAYOUT_FIXES: tuple[LayoutFix, ...] = (
         "mtbuf-soffset", ("vega7", "cdna2"), ("MTBUF",),
         "the MTBUF field table has no SOFFSET row; LLVM's encodings carry the SGPR offset at [63:56], as the "
         "vega and CDNA3 manuals print",
-        (Seen("vega7", 4611, "OFFSET [11:0] .. TFE [55], no SOFFSET row"),
+        (Seen("vega7", 4612, "OFFSET [11:0] .. TFE [55], no SOFFSET row"),
          Seen("cdna2", 5971, "OFFSET [11:0] .. ACC [55], no SOFFSET row")),
         fields=(FieldAt("SOFFSET", ((63, 56),)),)),
 )
