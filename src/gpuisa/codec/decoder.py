@@ -70,6 +70,9 @@ ACC_FIELDS = frozenset({"VDST", "DATA", "DATA0", "DATA1", "VDATA"})
 SVE_BIT13_TARGETS = frozenset({"gfx942", "gfx950"})
 
 
+# Encodings whose unused modifier bits must be zero (see _Decoder._unused_modifier_bits).
+TIGHT_ENCODINGS = frozenset({"VOP3", "VOP3A", "VOP3B", "VOP3SD"})
+
 # Operands naming the constant K of fmaak / madmk, which always follows the word as a literal dword
 # (GFX11's page calls it simm32, GFX12's literal: AMDGPUAsmGFX12.rst v_fmaak_f16).
 K_OPERANDS = frozenset({"simm32", "literal"})
@@ -246,6 +249,8 @@ class _Decoder:
                 m = self._dpp(name, variant, ext, word, lay)
                 if m:
                     mods.append(m)
+        if lay.encoding in TIGHT_ENCODINGS and variant in ("", "_e64"):
+            self._unused_modifier_bits(lay, word, row)
         out = mnemonic
         if texts:
             out += " " + ", ".join(texts)
@@ -253,6 +258,19 @@ class _Decoder:
             out += " " + " ".join(mods)
         return out, size
 
+    def _unused_modifier_bits(self, lay: Layout, word: int, row: Row) -> None:
+        """A VOP3 word whose instruction has no such modifier must have its bits clear: LLVM's encodings
+        fix them to 0 (VOP3e: Inst{8} = !if(P.HasSrc0Mods, src0_modifiers{1}, 0), likewise clamp, omod,
+        op_sel), so llvm-mc rejects such words (codec fuzzing, VOP3 "llvm-mc invalid, codec decodes")."""
+        f = lay.fields
+        names = {o.name for o in row.operands if o.role == "modifier"}
+        srcs = [o for o in row.operands if o.role == "src" and o.name not in ("vcc", "exec")]
+        allowed = sum(1 << i for i, o in enumerate(srcs) if o.modifiers)
+        for field, ok in (("ABS", allowed), ("NEG", allowed), ("CLAMP", 1 if "clamp" in names else 0),
+                          ("OMOD", 3 if "omod" in names else 0),
+                          ("OPSEL", 0xF if names & {"op_sel", "m_op_sel"} else 0)):
+            if field in f and get_bits(word, f[field]) & ~ok:
+                raise _Undecodable(f"{field} bits set on an instruction without that modifier")
     def _image(self, lay: Layout, form: Form, data: bytes, pos: int, word: int) -> tuple[tuple[int, str] | None, int]:
         """(vdata dwords, vaddr text) of an image instruction and its size in bytes (NSA dwords
         follow a gfx10/gfx11 MIMG word; see codec/image.py)."""
