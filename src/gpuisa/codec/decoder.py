@@ -71,7 +71,7 @@ SVE_BIT13_TARGETS = frozenset({"gfx942", "gfx950"})
 
 
 # Encodings whose unused modifier bits must be zero (see _Decoder._unused_modifier_bits).
-TIGHT_ENCODINGS = frozenset({"VOP3", "VOP3A", "VOP3B", "VOP3SD"})
+TIGHT_ENCODINGS = frozenset({"VOP3", "VOP3A", "VOP3B", "VOP3SD", "DS"})
 
 # Operands naming the constant K of fmaak / madmk, which always follows the word as a literal dword
 # (GFX11's page calls it simm32, GFX12's literal: AMDGPUAsmGFX12.rst v_fmaak_f16).
@@ -260,15 +260,23 @@ class _Decoder:
 
     def _unused_modifier_bits(self, lay: Layout, word: int, row: Row) -> None:
         """A VOP3 word whose instruction has no such modifier must have its bits clear: LLVM's encodings
-        fix them to 0 (VOP3e: Inst{8} = !if(P.HasSrc0Mods, src0_modifiers{1}, 0), likewise clamp, omod,
-        op_sel), so llvm-mc rejects such words (codec fuzzing, VOP3 "llvm-mc invalid, codec decodes")."""
+        fix them to 0 (VOP3e: Inst{8} = !if(P.HasSrc0Mods, src0_modifiers{1}, 0), likewise clamp and
+        omod), so llvm-mc rejects such words (codec fuzzing, VOP3 "llvm-mc invalid, codec decodes").
+        OPSEL bits are not checked: llvm-mc 22 decodes v_div_fmas_f32 with them set (fuzzing, gfx1100).
+        A DS word must leave the register fields its instruction does not use clear (ds_dec_u32 with a
+        VDST: llvm-mc rejects it)."""
         f = lay.fields
+        if lay.encoding == "DS":
+            used = {field_for(o, lay) for o in row.operands}
+            for field in ("VDST", "DATA0", "DATA1", "ADDR"):
+                if field in f and field not in used and get_bits(word, f[field]):
+                    raise _Undecodable(f"{field} set on an instruction that has no such operand")
+            return
         names = {o.name for o in row.operands if o.role == "modifier"}
         srcs = [o for o in row.operands if o.role == "src" and o.name not in ("vcc", "exec")]
         allowed = sum(1 << i for i, o in enumerate(srcs) if o.modifiers)
         for field, ok in (("ABS", allowed), ("NEG", allowed), ("CLAMP", 1 if "clamp" in names else 0),
-                          ("OMOD", 3 if "omod" in names else 0),
-                          ("OPSEL", 0xF if names & {"op_sel", "m_op_sel"} else 0)):
+                          ("OMOD", 3 if "omod" in names else 0)):
             if field in f and get_bits(word, f[field]) & ~ok:
                 raise _Undecodable(f"{field} bits set on an instruction without that modifier")
     def _image(self, lay: Layout, form: Form, data: bytes, pos: int, word: int) -> tuple[tuple[int, str] | None, int]:
