@@ -145,8 +145,10 @@ def print_instruction(doc: InstructionDocument) -> None:
         if text:
             console.rule(title)
             console.print(Text(text))
-    if doc.examples:
+    if doc.examples or doc.examples_note:
         console.rule("Examples (LLVM MC tests)")
+        if doc.examples_note:
+            console.print(Text(f"  {doc.examples_note}"))
         for ex in doc.examples[:6]:
             src = ex.source
             console.print(Text(f"  {ex.asm:<48} {ex.bytes:<36} {' '.join(ex.targets[:4])}  "
