@@ -56,7 +56,8 @@ def test_mxf8f6f4_runs_on_the_cdna4_and_cdna5_scaled_instructions() -> None:
     assert cps["cdna4"].instruction == "v_mfma_scale_f32_16x16x128_f8f6f4" and cps["cdna4"].level == "padded"
     assert cps["cdna5"].instruction == "v_wmma_scale_f32_16x16x128_f8f6f4"
     for arch in ("cdna4", "cdna5"):
-        assert "within the accumulation bound" in mt.check(p, cps[arch], rng).evidence
+        evidence = mt.check(p, cps[arch], rng).evidence
+        assert "within the accumulation bound" in evidence and "E8M0 scales per 32 K" in evidence
     for arch in ("cdna3", "rdna3", "rdna4"):
         assert cps[arch].level == "none" and "no block-scaled matrix instruction" in cps[arch].reason
 

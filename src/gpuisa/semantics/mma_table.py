@@ -336,6 +336,8 @@ def check(ptx: PtxMma, cp: Counterpart, rng: np.random.Generator, trials: int = 
     cp.evidence = (f"equal on {trials} random {ptx.m}x{ptx.k} x {ptx.k}x{ptx.n} products"
                    if ptx.d == "s32" else
                    f"within the accumulation bound on {trials} random products (worst {worst:.2f} of it)")
+    if ptx.scaled:
+        cp.evidence += f", with random {ptx.scale_type.upper()} scales per {ptx.scale_block} K"
     return cp
 
 
