@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from gpuisa.codec.operand_check import MISMATCH, PAGE, TRUE16, RowMatcher, check_examples
+from gpuisa.codec.operand_check import EVIDENCE, MISMATCH, PAGE, TRUE16, RowMatcher, check_examples
 from gpuisa.sources.llvm_mc import read_file
-from gpuisa.sources.llvm_syntax_docs import lookup, read_syntax_docs
+from gpuisa.sources.llvm_syntax_docs import OPERAND_EVIDENCE, lookup, read_syntax_docs
 
 DOCS_REL = "llvm-project-23.1.1/llvm/docs"
 MC = "llvm-project-23.1.1/llvm/test/MC/AMDGPU"
@@ -106,6 +106,37 @@ def test_gfx12_vop3_src0_slip_reads_the_rows_own_src1_page(docs, sources):
     m = RowMatcher(docs, ("GFX12",), False, 12)
     assert m.check("v_fma_f64 v[0:1], v[2:3], v[4:5], v[6:7]")[0] == PAGE
     assert m.check("v_fma_f64 v[0:1], v2, v[4:5], v[6:7]")[0] == MISMATCH
+
+
+@pytest.mark.parametrize("label", sorted(OPERAND_EVIDENCE))
+def test_operand_evidence_entries_follow_llvm_tests_and_stay_visible(docs, sources, label):
+    """Each OPERAND_EVIDENCE entry: its page line is the label it corrects, its MC check line encodes the
+    example (on that line or the input line above), the page alone refuses the example, and with the
+    correction it parses, counted against the entry."""
+    fix = OPERAND_EVIDENCE[label]
+    assert _line(sources, fix.source.file, fix.source.line) == f".. _{label}:"
+    file, line = fix.evidence.rsplit(":", 1)
+    check = _line(sources, file, int(line))
+    assert check.startswith("//") and "encoding:" in check
+    assert fix.example in check or _line(sources, file, int(line) - 1) == fix.example
+    m = RowMatcher(docs, ("GFX12",), False, 12)
+    status, reason, _ = m.check(fix.example)
+    assert status == EVIDENCE and label in m.last_evidence, (status, reason)
+    # the page the tests agree with exists; the row's own page is what refused the example
+    assert all(target in docs.pages for target in fix.use.values())
+    mnemonic = fix.example.split()[0].removesuffix("_e32")
+    row = m.rows[mnemonic]
+    op = next(o for o in row.operands if o.evidence == label)
+    token = [t.strip() for t in fix.example.split(None, 1)[1].split(",")]
+    assert any(m._operand_on_page(m._as_documented(op), t) is not None for t in token)
+
+
+def test_operand_evidence_stays_inside_the_sections_the_tests_show(docs, sources):
+    """A correction applies only to the row sections its tests cover: a GFX12 VBUFFER row reads the GFX11
+    buffer page (`off` allowed); a VGLOBAL vaddr stays a VGPR (the GFX11 global page lists no `off`)."""
+    m = RowMatcher(docs, ("GFX12",), False, 12)
+    assert m.check("global_load_b32 v1, off, s[2:3]")[0] == MISMATCH
+    assert m.check("buffer_load_b32 v5, v[1:3], s[8:11], s3 idxen offen")[0] == MISMATCH
 
 
 def test_true16_halves_are_counted_apart(docs, sources):

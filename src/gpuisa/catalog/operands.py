@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from gpuisa.model import Encoding, Erratum, InstructionDoc
 from gpuisa.model_syntax import SyntaxDocs, SyntaxInstruction, SyntaxOperand
-from gpuisa.sources.llvm_syntax_docs import lookup, operand_page
+from gpuisa.sources.llvm_syntax_docs import OperandEvidence, lookup, operand_page
 
 _USE = re.compile(r"\b(D0|D|S0|S1|S2|SDATA|VDATA|ADDR|DATA|DATA0|DATA1)(?:\[[^\]]*\])?\.([a-z]+\d*)\b")
 
@@ -260,7 +260,13 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
         sources = {"name": row_cite, "role": row_cite}
         if page:
             sources["kinds"] = sources["size_bits"] = page.provenance.cite()
-        if page_fix:
+        if isinstance(page_fix, OperandEvidence):   # LLVM's tests over the page: both cited
+            sources["kinds"] = sources["size_bits"] = (f"{page.provenance.cite()} (LLVM's tests, e.g. "
+                                                       f"{page_fix.evidence}) instead of {page_fix.source.cite()}")
+            errata.append(Erratum(key, arch, "llvm-tests-vs-syntax-page",
+                                  f"{op.name}: {page_fix.reason}; e.g. {page_fix.example!r} at {page_fix.evidence}",
+                                  (row.provenance, page_fix.source)))
+        elif page_fix:
             sources["kinds"] = sources["size_bits"] = f"{page.provenance.cite()} instead of {page_fix.source.cite()}"
             errata.append(Erratum(key, arch, "llvm-syntax-page",
                                   f"{op.name}: {page_fix.reason}", (row.provenance, page_fix.source)))

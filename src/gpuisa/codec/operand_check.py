@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gpuisa.archs import TARGET_TO_ARCH
@@ -28,10 +28,10 @@ from gpuisa.codec.conformance import wants_wave64
 from gpuisa.codec.encoder import _split, _strip_neg_abs, _Token
 from gpuisa.codec.operands import OperandError
 from gpuisa.codec.syntax import generation
-from gpuisa.codec.tables import E32_ENCODINGS, Operand, Row, e64_from_e32, fallback_rows, syntax_rows
+from gpuisa.codec.tables import E32_ENCODINGS, Operand, Row, _dwords_of, e64_from_e32, fallback_rows, syntax_rows
 from gpuisa.model_llvm import McExample
 from gpuisa.model_syntax import KIND_NAMES, SyntaxDocs
-from gpuisa.sources.llvm_syntax_docs import UNNAMED_TARGETS, families_for_target
+from gpuisa.sources.llvm_syntax_docs import OPERAND_EVIDENCE, UNNAMED_TARGETS, families_for_target
 
 _USAGE = "llvm-project-23.1.1/llvm/docs/AMDGPUUsage.rst"
 _OPERANDS = "llvm-project-23.1.1/llvm/docs/AMDGPUOperandSyntax.rst"
@@ -137,7 +137,8 @@ class Mismatch:
 @dataclass
 class FamilyTally:
     total: int = 0
-    statuses: Counter = field(default_factory=Counter)     # PAGE / OTHER_PAGE / TRUE16 / MISMATCH -> examples
+    statuses: Counter = field(default_factory=Counter)     # PAGE / OTHER_PAGE / TRUE16 / EVIDENCE / MISMATCH
+    evidence: Counter = field(default_factory=Counter)     # OPERAND_EVIDENCE label -> examples it explains
     mismatches: list[Mismatch] = field(default_factory=list)
 
     @property
@@ -164,10 +165,16 @@ class OperandReport:
             kinds = Counter(m.kind for m in t.mismatches)
             listed = t.mismatches if samples is None else t.mismatches[:samples]
             out[fam] = {"ok": t.ok, "total": t.total, "rate": round(t.rate, 5), "parsed": dict(t.statuses),
-                        "served_by": self.served_by.get(fam, ""), "mismatch_classes": dict(kinds.most_common()),
+                        "served_by": self.served_by.get(fam, ""), "operand_evidence": dict(t.evidence),
+                        "mismatch_classes": dict(kinds.most_common()),
                         "mismatches": [m.to_json() for m in listed]}
+        explained = Counter()
+        for t in self.families.values():
+            explained.update(t.evidence)
+        corrections = {label: {"examples": explained[label], "page": fix.source.cite(), "tests": f"{fix.evidence}: {fix.example}",
+                               "reads": fix.use, "reason": fix.reason} for label, fix in OPERAND_EVIDENCE.items()}
         return {"families": out, "no_page": dict(self.no_page), "invalid_text": self.invalid_text,
-                "true16_rule": TRUE16_RULE}
+                "true16_rule": TRUE16_RULE, "operand_evidence": corrections}
 
 
 def family_of(docs: SyntaxDocs, target: str) -> tuple[str, tuple[str, ...], str] | None:
@@ -194,6 +201,9 @@ class _Refusal(Exception):
 # Statuses of one example against one family: parsed against the page's own row, against the row of
 # another page (what the codec does for a mnemonic the page lacks), with the true16 rule, or not.
 PAGE, OTHER_PAGE, TRUE16, MISMATCH = "page", "other page", "true16 half", "mismatch"
+# Parsed only because an OPERAND_EVIDENCE entry put LLVM's tests over the row's own page (an erratum
+# of that page, counted per entry).
+EVIDENCE = "test evidence over the page"
 
 # LLVM's tests in real-true16 mode (-mattr=+real-true16) name 16-bit halves of VGPRs (v1.l, v1.h); the
 # pages describe those operands as whole VGPRs (fake16), and the generic page says its 16-bit register
@@ -217,6 +227,8 @@ class RowMatcher:
         self.chain, self.wave64, self.gen = chain, wave64, gen
         self.fconst_all = any(f in FCONST_MEANS_CONSTANT for f in chain)
         self.true16 = False
+        self.used: set[str] = set()          # OPERAND_EVIDENCE labels the row being matched relied on
+        self.last_evidence: frozenset[str] = frozenset()   # those of the last check() that parsed
 
     @property
     def fallback(self) -> dict[str, Row]:
@@ -249,13 +261,17 @@ class RowMatcher:
         (from the row that got furthest)."""
         halves = [h.strip() for h in asm.split("::")] if "::" in asm else [asm.strip()]
         status = PAGE
+        relied: set[str] = set()
+        self.last_evidence = frozenset()
         for n, half in enumerate(halves):
             got = self._check_one(half, vopdy=n == 1, true16=true16)
             if got[0] == MISMATCH:
                 return got
+            relied |= self.used
             if got[0] != PAGE:
                 status = got[0]
-        return status, "", ""
+        self.last_evidence = frozenset(relied)
+        return (EVIDENCE if relied and status == PAGE else status), "", ""
 
     def _check_one(self, text: str, vopdy: bool, true16: bool) -> tuple[str, str, str]:
         parts = text.split(None, 1)
@@ -290,6 +306,7 @@ class RowMatcher:
     # ---------------------------------------------------------------- one row
 
     def _match_row(self, row: Row, tokens: list[_Token], mods: list[_Token]) -> None:
+        self.used = set()
         row_ops = [o for o in row.operands if o.role != "modifier"]
         row_mods = [o for o in row.operands if o.role == "modifier"]
         toks = [t.text for t in tokens]
@@ -353,7 +370,22 @@ class RowMatcher:
         return kinds
 
     def _operand(self, op: Operand, text: str) -> str | None:
-        """None when `text` is a value `op`'s page accepts, else why not."""
+        """None when `text` is a value `op`'s page accepts, else why not; notes the OPERAND_EVIDENCE entry
+        when only the tests' page (not the row's own) accepts it."""
+        why = self._operand_on_page(op, text)
+        if why is None and op.evidence and self._operand_on_page(self._as_documented(op), text) is not None:
+            self.used.add(op.evidence)
+        return why
+
+    def _as_documented(self, op: Operand) -> Operand:
+        """The operand as the row's own page (before OPERAND_EVIDENCE) describes it."""
+        page = self.docs.pages.get(op.evidence)
+        if page is None:
+            return replace(op, accepts=(), evidence="")
+        return replace(op, accepts=page.accepts, size_text=page.size_text, page=page.label, evidence="",
+                       dwords=_dwords_of(page.size_bits, page.size_text, (), self.wave64))
+
+    def _operand_on_page(self, op: Operand, text: str) -> str | None:
         kinds = self._kinds(op)
         low = text.strip().lower()
         core, neg, abs_ = _strip_neg_abs(low)
@@ -555,7 +587,7 @@ def check_examples(docs: SyntaxDocs, examples: list[McExample]) -> OperandReport
             return page_rows[(fam, wave)]
         return rows_of
 
-    verdicts: dict[tuple[tuple[str, ...], bool | None, bool, str], tuple[str, str, str]] = {}
+    verdicts: dict[tuple[tuple[str, ...], bool | None, bool, str], tuple[str, str, str, frozenset[str]]] = {}
     buckets: dict[str, tuple[str, tuple[str, ...], str] | None] = {}
     for ex in examples:
         seen: set[str] = set()
@@ -578,21 +610,22 @@ def check_examples(docs: SyntaxDocs, examples: list[McExample]) -> OperandReport
             w64 = wants_wave64(ex, target)
             key = (chain, w64, true16, ex.asm)
             if key not in verdicts:
-                verdict = (MISMATCH, "", "")
+                verdict: tuple[str, str, str, frozenset[str]] = (MISMATCH, "", "", frozenset())
                 for wave in (w64,) if w64 is not None else (False, True):
                     m = matchers.get((chain, wave))
                     if m is None:
                         m = matchers[(chain, wave)] = RowMatcher(docs, chain, wave, generation(target), rows_for(wave))
                     got = m.check(ex.asm, true16)
                     if got[0] != MISMATCH or not verdict[1]:
-                        verdict = got
+                        verdict = (*got, m.last_evidence if got[0] != MISMATCH else frozenset())
                     if got[0] != MISMATCH:
                         break
                 verdicts[key] = verdict
-            status, reason, row = verdicts[key]
+            status, reason, row, relied = verdicts[key]
             tally = rep.families[bucket]
             tally.total += 1
             tally.statuses[status] += 1
+            tally.evidence.update(relied)
             if status == MISMATCH:
                 tally.mismatches.append(Mismatch(bucket, f"{ex.file}:{ex.line}", ex.asm, reason, row))
     return rep

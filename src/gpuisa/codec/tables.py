@@ -23,7 +23,7 @@ from gpuisa.codec.syntax import generation
 from gpuisa.errors import GpuisaError, NotFoundError
 from gpuisa.sources import layout
 
-TABLES_VERSION = 4
+TABLES_VERSION = 5
 
 # Encodings printed with LLVM's _e32 suffix when the instruction also has a VOP3 (_e64) form.
 E32_ENCODINGS = frozenset({"VOP1", "VOP2", "VOPC"})
@@ -42,6 +42,7 @@ class Operand:
     modifiers: bool          # tagged :m (neg/abs/sext allowed)
     optional: bool
     page: str = ""           # label of the operand's page (value syntax such as hwreg(..) is read there)
+    evidence: str = ""       # the row's own page label when OPERAND_EVIDENCE replaced it (tests over the page)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +189,7 @@ def _dwords_of(page_size_bits: int | None, size_text: str, tags: tuple[str, ...]
 
 def syntax_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]:
     """Every syntax row of the families (most specific family wins), keyed by mnemonic."""
-    from gpuisa.sources.llvm_syntax_docs import operand_page
+    from gpuisa.sources.llvm_syntax_docs import OperandEvidence, operand_page
     out: dict[str, Row] = {}
     for fam_key in families:
         fam = docs.families.get(fam_key)
@@ -204,17 +205,19 @@ def syntax_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]
                 continue
             ops = []
             for o in ins.operands:
-                page, _fix = operand_page(docs, o.label, ins)   # PAGE_ERRATA: the page the row meant
+                # OPERAND_EVIDENCE / PAGE_ERRATA: the page LLVM's tests follow, the page the row meant
+                page, fix = operand_page(docs, o.label, ins)
                 accepts = page.accepts if page else ()
                 size_text = page.size_text if page else ""
                 dwords = _dwords_of(page.size_bits if page else None, size_text, (o.type_override,) if o.type_override else (),
                                     wave64)
                 name, optional = o.name, o.optional
-                if o.role == "dst" and accepts and set(accepts) <= {"vcc", "exec"}:
+                if o.role == "dst" and accepts and set(accepts) <= {"vcc", "vcc_lo", "exec"}:
                     # GFX12's page spells VOPC's implicit destination as `vdst` accepting vcc / exec
                     name, optional = ("vcc", False) if "vcc" in accepts else ("exec", True)
                 ops.append(Operand(name, o.role, tuple(accepts), dwords, size_text, "m" in o.tags, optional,
-                                   page.label if page else o.label))
+                                   page.label if page else o.label,
+                                   o.label if isinstance(fix, OperandEvidence) else ""))
             if ins.section.startswith(("VOP3", "VOPC", "VOP1", "VOP2")) and fam_key == "GFX12":
                 ops = _implied_modifiers(ops, ins.section)
             out[key] = Row(ins.mnemonic, ins.section, tuple(ops), ins.provenance.cite())
@@ -474,7 +477,10 @@ def tables_for(target: str, catalog_path: Path | None = None, wave64: bool | Non
     if key in _MEMO:
         return _MEMO[key]
     catalog = Catalog(cat_path)
-    code_stamp = "|".join(str((Path(__file__).parent / n).stat().st_mtime_ns) for n in ("tables.py", "syntax.py"))
+    from gpuisa.sources import llvm_syntax_docs  # its PAGE_ERRATA / OPERAND_EVIDENCE shape the rows
+
+    code_stamp = "|".join(str(p.stat().st_mtime_ns) for p in (
+        *(Path(__file__).parent / n for n in ("tables.py", "syntax.py")), Path(llvm_syntax_docs.__file__)))
     stamp = f"{TABLES_VERSION}|{code_stamp}|{cat_path.resolve()}|{cat_path.stat().st_mtime_ns}|{docs_dir()}|{target}|{wave64}"
     digest = hashlib.sha256(stamp.encode()).hexdigest()[:20]
     cache = paths.cache_dir() / "codec" / f"{target}-{digest}.pickle"

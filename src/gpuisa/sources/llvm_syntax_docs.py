@@ -104,10 +104,88 @@ PAGE_ERRATA: dict[str, PageErratum] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class OperandEvidence:
+    """An operand page whose size or kinds LLVM's MC tests contradict (real assembler lines with
+    encodings), and the page whose description the tests follow, chosen by the linking row's section."""
+
+    use: dict[str, str]   # row section -> label of the page the tests agree with
+    reason: str
+    source: Provenance    # the page the tests contradict (its label line)
+    evidence: str         # an LLVM MC test check line (file:line) with the encoding of ...
+    example: str          # ... this assembly, which the page refuses
+    older: str = ""       # first: the previous generation's row of the same mnemonic names the right page
+
+
+_MC = "llvm-project-23.1.1/llvm/test/MC/AMDGPU"
+# Evidence-driven operand corrections: where LLVM's assembler tests write operands a page does not
+# allow, the operand follows the tests and the page stays cited beside it (check-operands counts the
+# examples each entry explains). Only the sections the tests show are corrected.
+OPERAND_EVIDENCE: dict[str, OperandEvidence] = {
+    "amdgpu_synid_gfx12_sdst_006c40": OperandEvidence(
+        {"VOP2": "amdgpu_synid_gfx12_vcc"},
+        "the GFX12 VOP2 carry rows (v_add_co_ci_u32, v_sub_co_ci_u32, v_subrev_co_ci_u32) link their carry-out to "
+        "a '2 dwords' vcc page; wave32 tests write vcc_lo, as the GFX12 vcc page (vcc_lo if wavefront size is 32) "
+        "and the GFX11 rows of the same instructions say",
+        Provenance(SOURCE, _GFX12_OPERANDS, 392, "amdgpu_synid_gfx12_sdst_006c40"),
+        f"{_MC}/gfx12_asm_vop2.s:8", "v_add_co_ci_u32_e32 v5, vcc_lo, v1, v2, vcc_lo"),
+    "amdgpu_synid_gfx12_vaddr_f2b449": OperandEvidence(
+        {"VBUFFER": "amdgpu_synid_gfx11_vaddr_b73dc0", "VGLOBAL": "amdgpu_synid_gfx11_vaddr_0212e3",
+         "VFLAT": "amdgpu_synid_gfx11_vaddr_9f7133"},
+        "every GFX12 buffer, flat and global row links vaddr to one '2 dwords, v' page; the tests write `off` "
+        "(buffer, no idxen/offen) and a 1-dword offset (global with saddr), as the GFX11 buffer / flat / global "
+        "vaddr pages describe",
+        Provenance(SOURCE, _GFX12_OPERANDS, 1146, "amdgpu_synid_gfx12_vaddr_f2b449"),
+        f"{_MC}/gfx12_asm_vbuffer_mubuf.s:5", "buffer_load_b32 v5, off, s[8:11], s3 offset:8388607",
+        older="GFX11"),
+    "amdgpu_synid_gfx12_saddr_6c410e": OperandEvidence(
+        {"VGLOBAL": "amdgpu_synid_gfx11_saddr_beaa25"},
+        "GFX12's global saddr page omits `off` (a 64-bit vaddr and no SGPR base); the tests write it, as the "
+        "GFX11 global saddr page lists",
+        Provenance(SOURCE, _GFX12_OPERANDS, 200, "amdgpu_synid_gfx12_saddr_6c410e"),
+        f"{_MC}/gfx12_asm_vflat.s:1604", "global_load_b32 v1, v[3:4], off", older="GFX11"),
+    "amdgpu_synid_gfx12_vaddr_c8b8d4": OperandEvidence(
+        {"VSCRATCH": "amdgpu_synid_gfx11_vaddr_6ab80d"},
+        "GFX12's scratch vaddr page omits `off` (an SGPR offset alone); the tests write it, as the GFX11 "
+        "scratch vaddr page lists",
+        Provenance(SOURCE, _GFX12_OPERANDS, 1119, "amdgpu_synid_gfx12_vaddr_c8b8d4"),
+        f"{_MC}/gfx12_asm_vflat.s:2087", "scratch_load_b32 v1, off, s0 offset:-64", older="GFX11"),
+    "amdgpu_synid_gfx12_saddr_8ad588": OperandEvidence(
+        {"VSCRATCH": "amdgpu_synid_gfx11_saddr_8a0af3"},
+        "GFX12's scratch saddr page omits `off` (a VGPR offset alone); the tests write it, as the GFX11 "
+        "scratch saddr page lists",
+        Provenance(SOURCE, _GFX12_OPERANDS, 191, "amdgpu_synid_gfx12_saddr_8ad588"),
+        f"{_MC}/gfx12_asm_vflat.s:2096", "scratch_load_b32 v1, v0, off offset:-64", older="GFX11"),
+}
+
+
+def evidence_page(docs: SyntaxDocs, label: str, row: SyntaxInstruction | None,
+                  ) -> tuple[OperandPage | None, OperandEvidence | None]:
+    """The page LLVM's tests agree with for an operand linking to `label` in `row` (OPERAND_EVIDENCE):
+    the previous generation's row of the same mnemonic when it names one, else the page for the row's
+    section; (None, None) where no entry covers the row."""
+    fix = OPERAND_EVIDENCE.get(label)
+    if fix is None or row is None:
+        return None, None
+    section = next((s for s in fix.use if row.section.startswith(s)), None)
+    if section is None:
+        return None, None
+    name = next((o.name for o in row.operands if o.label == label), "")
+    older = docs.families.get(fix.older)
+    same = next((i for i in older.instructions if i.mnemonic == row.mnemonic), None) if older else None
+    twin = next((o.label for o in same.operands if o.name == name), "") if same else ""
+    page = docs.pages.get(twin) or docs.pages.get(fix.use[section])
+    return (page, fix) if page else (None, None)
+
+
 def operand_page(docs: SyntaxDocs, label: str, row: SyntaxInstruction | None = None,
-                 ) -> tuple[OperandPage | None, PageErratum | None]:
-    """The page describing operands that link to `label`, after PAGE_ERRATA (and the erratum applied):
-    the page of the erratum's twin operand in `row` when it has one, else the erratum's page."""
+                 ) -> tuple[OperandPage | None, PageErratum | OperandEvidence | None]:
+    """The page describing operands that link to `label`, after OPERAND_EVIDENCE and PAGE_ERRATA (and
+    the correction applied): the page the tests agree with; for a generator slip, the page of the
+    erratum's twin operand in `row` when it has one, else the erratum's page."""
+    page, evidence = evidence_page(docs, label, row)
+    if evidence:
+        return page, evidence
     fix = PAGE_ERRATA.get(label)
     if fix and row is not None:
         name = next((o.name for o in row.operands if o.label == label), "")
