@@ -365,7 +365,25 @@ def fallback_rows(docs, families: tuple[str, ...], wave64: bool,
         for mnemonic, row in (rows_of(fam) if rows_of else syntax_rows(docs, (fam,), wave64)).items():
             if mnemonic not in fallback or (_incomplete(fallback[mnemonic]) and not _incomplete(row)):
                 fallback[mnemonic] = row
-    return fallback
+    return {mnemonic: served_row(docs, row, families, wave64) for mnemonic, row in fallback.items()}
+
+
+def served_row(docs, row: Row, families: tuple[str, ...], wave64: bool) -> Row:
+    """A row borrowed from another page, with the OPERAND_EVIDENCE entries that hold where it serves
+    `families` (GFX12's VOP3 DPP vsrc1 takes SGPRs and inline constants; GFX11's page says VGPR)."""
+    from gpuisa.sources.llvm_syntax_docs import OPERAND_EVIDENCE
+
+    ops = list(row.operands)
+    for n, o in enumerate(ops):
+        fix = OPERAND_EVIDENCE.get(o.page)
+        if fix is None or not set(fix.serving) & set(families) or (fix.operands and o.name not in fix.operands):
+            continue
+        use = next((label for section, label in fix.use.items() if row.section.startswith(section)), "")
+        page = docs.pages.get(use)
+        if page is not None:
+            ops[n] = Operand(o.name, o.role, page.accepts, _dwords_of(page.size_bits, page.size_text, (), wave64),
+                             page.size_text, o.modifiers, o.optional, page.label, o.page)
+    return row if ops == list(row.operands) else Row(row.mnemonic, row.section, tuple(ops), row.source)
 
 
 def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> TargetTables:

@@ -115,6 +115,8 @@ class OperandEvidence:
     evidence: str         # an LLVM MC test check line (file:line) with the encoding of ...
     example: str          # ... this assembly, which the page refuses
     older: str = ""       # first: the previous generation's row of the same mnemonic names the right page
+    operands: tuple[str, ...] = ()   # only these operands of the row (all when empty)
+    serving: tuple[str, ...] = ()    # only where the row is borrowed for these families (tables.fallback_rows)
 
 
 _MC = "llvm-project-23.1.1/llvm/test/MC/AMDGPU"
@@ -129,6 +131,12 @@ OPERAND_EVIDENCE: dict[str, OperandEvidence] = {
         "and the GFX11 rows of the same instructions say",
         Provenance(SOURCE, _GFX12_OPERANDS, 392, "amdgpu_synid_gfx12_sdst_006c40"),
         f"{_MC}/gfx12_asm_vop2.s:8", "v_add_co_ci_u32_e32 v5, vcc_lo, v1, v2, vcc_lo"),
+    "amdgpu_synid_gfx12_vdst_006c40": OperandEvidence(
+        {"VOPC": "amdgpu_synid_gfx12_vcc"},
+        "the GFX12 VOPC rows (e.g. v_cmp_eq_u32) link their VCC destination to a '2 dwords' vdst page; wave32 "
+        "tests write vcc_lo, as the GFX12 vcc page (vcc_lo if wavefront size is 32) and the GFX11 rows (vcc) say",
+        Provenance(SOURCE, _GFX12_OPERANDS, 1273, "amdgpu_synid_gfx12_vdst_006c40"),
+        f"{_MC}/gfx12_asm_vopc.s:1661", "v_cmp_eq_u32_e32 vcc_lo, v1, v2"),
     "amdgpu_synid_gfx12_vaddr_f2b449": OperandEvidence(
         {"VBUFFER": "amdgpu_synid_gfx11_vaddr_b73dc0", "VGLOBAL": "amdgpu_synid_gfx11_vaddr_0212e3",
          "VFLAT": "amdgpu_synid_gfx11_vaddr_9f7133"},
@@ -156,6 +164,15 @@ OPERAND_EVIDENCE: dict[str, OperandEvidence] = {
         "scratch saddr page lists",
         Provenance(SOURCE, _GFX12_OPERANDS, 191, "amdgpu_synid_gfx12_saddr_8ad588"),
         f"{_MC}/gfx12_asm_vflat.s:2096", "scratch_load_b32 v1, v0, off offset:-64", older="GFX11"),
+    "amdgpu_synid_gfx11_vsrc_6802ce": OperandEvidence(
+        {"VOP3 DPP": "amdgpu_synid_gfx11_src_852d86"},
+        "GFX12 has no VOP3 DPP rows; those borrowed from GFX11 take vsrc1 as a VGPR only, while the GFX12 tests "
+        "write SGPRs, special registers and inline constants there (no literal): vsrc1 reads the page of the "
+        "same GFX11 row's src2, which lists exactly those kinds",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx11_vsrc_6802ce.rst", 8,
+                   "amdgpu_synid_gfx11_vsrc_6802ce"),
+        f"{_MC}/gfx12_asm_vop3_dpp16.s:524", "v_add3_u32_e64_dpp v5, v1, s2, v3 quad_perm:[3,2,1,0]",
+        operands=("vsrc1",), serving=("GFX12",)),
 }
 
 
@@ -165,7 +182,7 @@ def evidence_page(docs: SyntaxDocs, label: str, row: SyntaxInstruction | None,
     the previous generation's row of the same mnemonic when it names one, else the page for the row's
     section; (None, None) where no entry covers the row."""
     fix = OPERAND_EVIDENCE.get(label)
-    if fix is None or row is None:
+    if fix is None or row is None or fix.serving:
         return None, None
     section = next((s for s in fix.use if row.section.startswith(s)), None)
     if section is None:
