@@ -334,6 +334,8 @@ class RowMatcher:
             missing = [o.name for o in row_ops[i:] if not o.optional]
             if missing:
                 raise _Refusal(j, f"{row.mnemonic} needs {', '.join(missing)} after {len(toks)} operand(s)")
+            # an operand the page requires and the tests leave out (OPERAND_EVIDENCE implicit)
+            self.used.update(o.evidence for o in row_ops[i:] if o.evidence and OPERAND_EVIDENCE[o.evidence].implicit)
             return
         if i == len(row_ops):
             raise _Refusal(j, f"{row.mnemonic} takes {len(row_ops)} operand(s), got {len(toks)}")

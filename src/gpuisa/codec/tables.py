@@ -211,7 +211,7 @@ def syntax_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]
                 size_text = page.size_text if page else ""
                 dwords = _dwords_of(page.size_bits if page else None, size_text, (o.type_override,) if o.type_override else (),
                                     wave64)
-                name, optional = o.name, o.optional
+                name, optional = o.name, o.optional or (isinstance(fix, OperandEvidence) and fix.implicit)
                 if o.role == "dst" and accepts and set(accepts) <= {"vcc", "vcc_lo", "exec"}:
                     # GFX12's page spells VOPC's implicit destination as `vdst` accepting vcc / exec
                     name, optional = ("vcc", False) if "vcc" in accepts else ("exec", True)

@@ -117,6 +117,7 @@ class OperandEvidence:
     older: str = ""       # first: the previous generation's row of the same mnemonic names the right page
     operands: tuple[str, ...] = ()   # only these operands of the row (all when empty)
     serving: tuple[str, ...] = ()    # only where the row is borrowed for these families (tables.fallback_rows)
+    implicit: bool = False           # the tests leave the operand out: it is implied, not written
 
 
 _MC = "llvm-project-23.1.1/llvm/test/MC/AMDGPU"
@@ -137,6 +138,13 @@ OPERAND_EVIDENCE: dict[str, OperandEvidence] = {
         "tests write vcc_lo, as the GFX12 vcc page (vcc_lo if wavefront size is 32) and the GFX11 rows (vcc) say",
         Provenance(SOURCE, _GFX12_OPERANDS, 1273, "amdgpu_synid_gfx12_vdst_006c40"),
         f"{_MC}/gfx12_asm_vopc.s:1661", "v_cmp_eq_u32_e32 vcc_lo, v1, v2"),
+    "amdgpu_synid_gfx12_vcc": OperandEvidence(
+        {"VOPD": "amdgpu_synid_gfx12_vcc"},
+        "GFX12's VOPDX row of v_dual_cndmask_b32 lists a fourth operand, vcc; the tests write three (the VCC "
+        "condition is implied), as the GFX11 VOPD rows of v_dual_cndmask_b32 list them",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX12.rst", 1359, "v_dual_cndmask_b32"),
+        f"{_MC}/gfx12_asm_vopd.s:19", "v_dual_add_f32 v255, -1, v4 :: v_dual_cndmask_b32 v6, src_scc, v5",
+        implicit=True),
     "amdgpu_synid_gfx12_vaddr_f2b449": OperandEvidence(
         {"VBUFFER": "amdgpu_synid_gfx11_vaddr_b73dc0", "VGLOBAL": "amdgpu_synid_gfx11_vaddr_0212e3",
          "VFLAT": "amdgpu_synid_gfx11_vaddr_9f7133"},
