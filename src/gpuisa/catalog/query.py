@@ -490,7 +490,7 @@ class Catalog:
                               (lowered, lowered + "\uffff", limit * 4)), "prefix")
         concepts, titles = self._concepts()
         for concept in concepts_for(query, titles):
-            for name in concepts[concept]:
+            for name in concepts.get(concept, ()):   # a concept whose equivalents this build did not compute
                 add(self.conn.execute(base + " WHERE name = ?", (name,)), "concept")
         for part in (lowered, *(v for v in variants if "_" in v)):
             if len(results) < limit and len(part) >= 2:

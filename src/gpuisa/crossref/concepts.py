@@ -30,3 +30,30 @@ CONCEPTS: dict[str, Concept] = {c.key: c for c in (
     Concept("float-arith", "Float add / multiply / fma", "IEEE binary32 arithmetic, round to nearest even."),
     Concept("conversion", "Conversions", "Between integer and float formats, with rounding and saturation."),
 )}
+
+
+# The concept of a PTX instruction, by its name (the synonym table in catalog/search_terms.py and the
+# pages group equivalents under these keys). Forms that split by type or modifier are in concept_of.
+PTX_CONCEPTS: dict[str, str] = {
+    "sad": "sad", "bfe": "bitfield-extract", "bfi": "bitfield-insert", "popc": "popcount", "brev": "bit-reverse",
+    "clz": "leading-zeros", "clmad": "carryless-multiply", "min": "min-max", "max": "min-max", "mad": "multiply-add",
+    "mad24": "multiply-add", "addc": "add-carry", "subc": "add-carry", "prmt": "byte-permute", "dp4a": "dot-product",
+    "dp2a": "dot-product", "fma": "float-arith", "cvt": "conversion",
+}
+_FLOAT_TYPES = {"f16", "f16x2", "bf16", "bf16x2", "f32", "f64"}
+
+
+def concept_of(form: str) -> str | None:
+    """`popc.b32` -> popcount, `mul.hi.u32` -> multiply-high, `add.f32` -> float-arith, `shl.b64 + add.u64`
+    -> shift-add; None for a form no concept covers."""
+    if "+" in form:
+        return "shift-add" if form.startswith("shl.") else None
+    parts = form.split(".")
+    base, mods = parts[0], set(parts[1:])
+    if base in ("add", "sub", "mul", "div") and mods & _FLOAT_TYPES:
+        return "float-arith"
+    if base in ("add", "sub") and "cc" in mods:
+        return "add-carry"
+    if base in ("mul", "mad") and mods & {"hi", "wide"}:
+        return "multiply-high"
+    return PTX_CONCEPTS.get(base)

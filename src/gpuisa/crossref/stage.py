@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gpuisa.crossref.concepts import CONCEPTS
+from gpuisa.crossref.concepts import CONCEPTS, concept_of
 from gpuisa.crossref.discovery import (
     EQ,
     EQR,
@@ -57,13 +57,13 @@ def record(row: dict[str, Any]) -> dict[str, Any]:
     reason = row.get("reason", "")
     if level == NONE and row.get("nearest"):
         reason = f"{reason} (nearest: {row['nearest']['amd']})"
-    base = row["form"].split(".")[0]
-    concept = CONCEPTS.get(base)
+    key = concept_of(row["form"]) or row["form"].split(".")[0]
+    concept = CONCEPTS.get(key)
     evidence = {"kind": ev.get("kind", "none"), "detail": ev.get("detail", reason or level),
                 "time_s": float(ev.get("time_s", 0.0))}
     if ev.get("counterexample"):
         evidence["counterexample"] = ev["counterexample"]
-    return {"key": f"{row['form']}@{row['arch']}", "concept": base, "ptx": row["form"], "amd": row.get("amd", ""),
+    return {"key": f"{row['form']}@{row['arch']}", "concept": key, "ptx": row["form"], "amd": row.get("amd", ""),
             "arch": row["arch"], "level": level if level in (EQ, EQR, SEQ, NONE) else NONE,
             "restrictions": list(row.get("restrictions", [])), "sequence": list(row.get("sequence_text", [])),
             "reason": reason if level in (NONE, SEQ) or level not in (EQ, EQR) else "",
