@@ -90,8 +90,8 @@ def test_static_export_escapes_and_links_resolve(fixture_catalog: Path, tmp_path
     report = export_site(fixture_catalog, out, jobs=1)
     assert not report.skipped
     pages = sorted(out.rglob("*.html"))
-    # index, search, 404, diff index, PTX index, 12 arch pages, 132 diff pages, 2 x (newest + 12 per arch)
-    assert len(pages) == 5 + 12 + 132 + 2 * 13
+    # index, search, 404, diff index, PTX index, Rosetta, 12 arch pages, 132 diff pages, 2 x (newest + 12 per arch)
+    assert len(pages) == 6 + 12 + 132 + 2 * 13
     for page in pages:
         html = page.read_text(encoding="utf-8")
         assert_inert(html)
