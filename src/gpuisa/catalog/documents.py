@@ -367,6 +367,7 @@ class PtxNote(Document):
     targets: list[str]
     line: int | None
     width: int | None = None
+    groups: list[list[str]] = []     # subjects "with" joins: a form needs one of each group (empty: any subject)
 
 
 class PtxErratum(Document):

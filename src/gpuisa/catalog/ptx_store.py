@@ -15,8 +15,9 @@ from typing import Any
 
 from gpuisa.catalog.documents import PtxCategory, PtxDocument
 from gpuisa.model import Provenance
-from gpuisa.model_ptx import PtxForm, PtxFormText, PtxInstruction, PtxManual, PtxVerification
+from gpuisa.model_ptx import PtxForm, PtxFormText, PtxInstruction, PtxManual, PtxNote, PtxVerification
 from gpuisa.sources.layout import PTX_SOURCE
+from gpuisa.sources.ptx_docs import documented_requirements
 from gpuisa.sources.ptx_syntax import is_state_space, is_type, matching_template, split_form
 
 VENDOR = "nvidia"
@@ -119,7 +120,13 @@ def write_ptx(conn: sqlite3.Connection, instructions: PtxManual | Iterable[PtxIn
 
 def _note(n: Any) -> dict[str, Any]:
     return {"kind": n.kind, "text": n.text, "subjects": list(n.subjects), "version": n.version,
-            "targets": list(n.targets), "line": n.line, "width": n.width}
+            "targets": list(n.targets), "line": n.line, "width": n.width, "groups": [list(g) for g in n.groups]}
+
+
+def _stored_note(d: dict[str, Any]) -> PtxNote:
+    """A note as the reader made it, from its stored JSON (catalogs before `groups` read as one group)."""
+    return PtxNote(d["kind"], d["text"], tuple(d["subjects"]), d["version"], tuple(d["targets"]), d["line"],
+                   d.get("width"), tuple(tuple(g) for g in d.get("groups", ())))
 
 
 def _insert_form(conn: sqlite3.Connection, iid: int, f: Any, v: Any, in_manual: bool) -> None:
@@ -334,41 +341,23 @@ def _by_template(conn: sqlite3.Connection, form: str) -> list[tuple[int, str]]:
 
 def _unlisted_form(conn: sqlite3.Connection, sec: dict[str, Any], form: str) -> dict[str, Any] | None:
     """A form the Syntax spells but the capped expansion did not list, as a page form: documented by its
-    template, with the requirement its components need (each component's earliest listed form of the same
-    template; the combination needs the latest of those), never a verification it did not get."""
+    template, with the requirements the stored notes give it (the reader's own documented_requirements), never
+    a verification it did not get."""
     names = tuple(sec["names"])
     found = matching_template(sec["syntax"] or "", names, form)
     if found is None:
         return None
     tpl, form = found
     name, mods = split_form(form, names)
-    listed = conn.execute("SELECT lform, doc_version, doc_sm, operands, line FROM ptx_forms WHERE instr_id=?"
-                          " AND in_manual=1 AND template=?", (sec["_id"], tpl.text)).fetchall()
-    if not listed:
-        return None
-    version, sm, operands, line = listed[0][1], json.loads(listed[0][2] or "[]"), listed[0][3], listed[0][4]
-    for mod in mods:
-        having = [r for r in listed if f"{mod.lower()}." in f"{r[0]}." and r[1]]
-        if not having:
-            continue
-        first = min(having, key=lambda r: _version_key(r[1]))
-        if _version_key(first[1]) > _version_key(version or "0"):
-            version = first[1]
-        if _sm_key(json.loads(first[2] or "[]")) > _sm_key(sm):
-            sm = json.loads(first[2] or "[]")
+    operands, line = (conn.execute("SELECT operands, line FROM ptx_forms WHERE instr_id=? AND in_manual=1 AND"
+                                   " template=?", (sec["_id"], tpl.text)).fetchone() or (tpl.operands, sec["line"]))
+    version, sm = documented_requirements(name, mods, names, [_stored_note(n) for n in sec["ptx_notes"]],
+                                          [_stored_note(n) for n in sec["target_notes"]])
     return {"form": form, "section": sec["section"], "types": [m for m in mods if is_type(m)],
             "modifiers": list(mods), "state_spaces": [m for m in mods if is_state_space(m)], "operands": operands,
             "origin": "syntax (spelled by the template, not in the listed sample)", "in_manual": True,
-            "documented": {"ptx_version": version, "sm": sm}, "verified": None, "sass": {},
+            "documented": {"ptx_version": version, "sm": list(sm)}, "verified": None, "sass": {},
             "source": {"file": sec["file"], "line": line}} if name.lower() in {n.lower() for n in names} else None
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version or "0"))
-
-
-def _sm_key(sm: list[str]) -> int:
-    return max((int(n) for s in sm for n in re.findall(r"\d+", s)), default=0)
 
 
 def _like_prefix(key: str) -> str:
