@@ -11,9 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from gpuisa.codec.operand_check import EVIDENCE, MISMATCH, OTHER_PAGE, PAGE, TRUE16, RowMatcher, check_examples
+from gpuisa.codec.operand_check import (
+    DERIVED,
+    EVIDENCE,
+    MISMATCH,
+    OTHER_PAGE,
+    PAGE,
+    TRUE16,
+    RowMatcher,
+    check_examples,
+)
 from gpuisa.sources.llvm_mc import read_file
-from gpuisa.sources.llvm_syntax_docs import OPERAND_EVIDENCE, lookup, read_syntax_docs
+from gpuisa.sources.llvm_syntax_docs import OPERAND_EVIDENCE, ROW_EVIDENCE, lookup, read_syntax_docs
 
 DOCS_REL = "llvm-project-23.1.1/llvm/docs"
 MC = "llvm-project-23.1.1/llvm/test/MC/AMDGPU"
@@ -154,6 +163,50 @@ def test_operand_evidence_stays_inside_the_sections_the_tests_show(docs, sources
     assert gfx11.check("v_add3_u32_e64_dpp v5, v1, s2, v3 quad_perm:[3,2,1,0]")[0] == MISMATCH
 
 
+@pytest.mark.parametrize("rule", sorted(ROW_EVIDENCE))
+def test_row_evidence_rules_derive_only_forms_no_page_lists(docs, sources, rule):
+    """Each ROW_EVIDENCE rule: its pattern line is the row it cites, its MC check line encodes the example
+    (on that line or the input line above), no page lists the example's mnemonic, and the derived row
+    parses it, counted against the rule."""
+    fix = ROW_EVIDENCE[rule]
+    assert _line(sources, fix.source.file, fix.source.line).split()[0] == fix.source.section
+    file, line = fix.evidence.rsplit(":", 1)
+    check = _line(sources, file, int(line))
+    assert check.startswith("//") and "[0x" in check
+    assert fix.example in check or _line(sources, file, int(line) - 1) == fix.example
+    halves = [h.split()[0] for h in fix.example.split("::")]
+    derived = halves[0] if "vopd3 x half" in rule else halves[-1]
+    rows = lookup(docs, list(docs.families), derived)
+    if "vopd3 x half" in rule:   # listed, but only as the Y half
+        assert rows and {r.section for r in rows} == {"VOPDY"}
+    else:
+        assert not rows, f"a page lists {derived}: the rule is not needed"
+    bucket = fix.families[0]
+    m = RowMatcher(docs, ("GFX12",), False, 12, bucket=bucket)
+    if bucket != "GFX12":   # a rule for one family bucket leaves the other's examples to the page
+        assert RowMatcher(docs, ("GFX12",), False, 12, bucket="GFX12 (rdna4)").check(fix.example)[0] == MISMATCH
+    status, reason, _ = m.check(fix.example)
+    assert status == DERIVED and rule in m.last_evidence, (status, reason)
+
+
+def test_derived_rows_keep_the_plain_rows_limits(docs, sources):
+    """A derived DPP row takes src0 as a VGPR and no literal (the DPP dword replaces it: GFX11's VOP3 DPP
+    source page gfx11_src_852d86.rst lists no literal); a derived VOPD half keeps its row's widths."""
+    page = (sources / DOCS_REL / "AMDGPU/gfx11_src_852d86.rst").read_text()
+    assert ":ref:`literal<" not in page and ":ref:`v<amdgpu_synid_v>`" in page
+    m = RowMatcher(docs, ("GFX12",), False, 12, bucket="GFX12 (cdna5)")
+    assert m.check("v_med3_num_f16_e64_dpp v5, v1, s2, v3 quad_perm:[3,2,1,0]")[0] == DERIVED
+    assert m.check("v_med3_num_f16_e64_dpp v5, s1, v2, v3 quad_perm:[3,2,1,0]")[0] == MISMATCH
+    assert m.check("v_med3_num_f16_e64_dpp v5, v1, 0x1234, v3 quad_perm:[3,2,1,0]")[0] == MISMATCH
+    assert m.check("v_max_num_f16_dpp v5, v1, s2 quad_perm:[3,2,1,0]")[0] == MISMATCH   # VOP2 vsrc1: a VGPR
+    assert m.check("v_dual_add_f32 v255, v4, v2 :: v_dual_max_i32 v[6:7], v1, v3")[0] == MISMATCH
+    assert m.check("v_dual_fma_f64 v[252:253], v[6:7], v[4:5], v[10:11] :: v_dual_add_f32 v8, v1, v3")[0] == DERIVED
+    assert m.check("v_dual_fma_f64 v[252:253], v6, v[4:5], v[10:11] :: v_dual_add_f32 v8, v1, v3")[0] == MISMATCH
+    # the rules serve GFX12 only: GFX11's page has its own DPP rows and no v_med3_num_f16
+    assert RowMatcher(docs, ("GFX11",), False, 11).check(
+        "v_med3_num_f16_e64_dpp v5, v1, v2, v3 quad_perm:[3,2,1,0]")[0] == MISMATCH
+
+
 def test_true16_halves_are_counted_apart(docs, sources):
     """The pages describe 16-bit operands as whole VGPRs and say their 16-bit register syntax is unfinished;
     a real-true16 check line (v128.h, op_sel for the high half) parses only under the named rule."""
@@ -239,8 +292,11 @@ def test_whole_corpus(docs, sources):
         t = rep.families[fam]
         assert t.rate >= 0.99, (fam, t.ok, t.total)
     # every OPERAND_EVIDENCE entry explains examples of the corpus (a rule no test needs is not evidence)
-    explained = {label: sum(t.evidence[label] for t in rep.families.values()) for label in OPERAND_EVIDENCE}
+    explained = {label: sum(t.evidence[label] for t in rep.families.values())
+                 for label in (*OPERAND_EVIDENCE, *ROW_EVIDENCE)}
     assert all(explained.values()), explained
+    # a derived row is counted as such, never as the page's own
+    assert sum(t.statuses[DERIVED] for t in rep.families.values()) <= sum(explained[r] for r in ROW_EVIDENCE)
     for fam, t in rep.families.items():
         assert t.total == t.ok + len(t.mismatches), fam
         assert all(m.example.startswith(MC) or "Disassembler" in m.example for m in t.mismatches), fam

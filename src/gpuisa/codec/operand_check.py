@@ -28,10 +28,20 @@ from gpuisa.codec.conformance import wants_wave64
 from gpuisa.codec.encoder import _split, _strip_neg_abs, _Token
 from gpuisa.codec.operands import OperandError
 from gpuisa.codec.syntax import generation
-from gpuisa.codec.tables import E32_ENCODINGS, Operand, Row, _dwords_of, e64_from_e32, fallback_rows, syntax_rows
+from gpuisa.codec.tables import (
+    E32_ENCODINGS,
+    VOP3_ENCODINGS,
+    Operand,
+    Row,
+    _dwords_of,
+    dpp_row,
+    e64_from_e32,
+    fallback_rows,
+    syntax_rows,
+)
 from gpuisa.model_llvm import McExample
 from gpuisa.model_syntax import KIND_NAMES, SyntaxDocs
-from gpuisa.sources.llvm_syntax_docs import OPERAND_EVIDENCE, UNNAMED_TARGETS, families_for_target
+from gpuisa.sources.llvm_syntax_docs import OPERAND_EVIDENCE, ROW_EVIDENCE, UNNAMED_TARGETS, families_for_target
 
 _USAGE = "llvm-project-23.1.1/llvm/docs/AMDGPUUsage.rst"
 _OPERANDS = "llvm-project-23.1.1/llvm/docs/AMDGPUOperandSyntax.rst"
@@ -173,8 +183,11 @@ class OperandReport:
             explained.update(t.evidence)
         corrections = {label: {"examples": explained[label], "page": fix.source.cite(), "tests": f"{fix.evidence}: {fix.example}",
                                "reads": fix.use, "reason": fix.reason} for label, fix in OPERAND_EVIDENCE.items()}
+        derived = {rule: {"examples": explained[rule], "pattern": fix.source.cite(),
+                          "tests": f"{fix.evidence}: {fix.example}", "serves": list(fix.families), "reason": fix.reason}
+                   for rule, fix in ROW_EVIDENCE.items()}
         return {"families": out, "no_page": dict(self.no_page), "invalid_text": self.invalid_text,
-                "true16_rule": TRUE16_RULE, "operand_evidence": corrections}
+                "true16_rule": TRUE16_RULE, "operand_evidence": corrections, "derived_rows": derived}
 
 
 def family_of(docs: SyntaxDocs, target: str) -> tuple[str, tuple[str, ...], str] | None:
@@ -204,6 +217,9 @@ PAGE, OTHER_PAGE, TRUE16, MISMATCH = "page", "other page", "true16 half", "misma
 # Parsed only because an OPERAND_EVIDENCE entry put LLVM's tests over the row's own page (an erratum
 # of that page, counted per entry).
 EVIDENCE = "test evidence over the page"
+# Parsed against a row no page lists, derived by a ROW_EVIDENCE rule from the page's own row (counted
+# per rule).
+DERIVED = "row derived by rule"
 
 # LLVM's tests in real-true16 mode (-mattr=+real-true16) name 16-bit halves of VGPRs (v1.l, v1.h); the
 # pages describe those operands as whole VGPRs (fake16), and the generic page says its 16-bit register
@@ -216,8 +232,10 @@ class RowMatcher:
     """Matches one example's text against the rows of one page chain (one wave size)."""
 
     def __init__(self, docs: SyntaxDocs, chain: tuple[str, ...], wave64: bool, gen: int,
-                 rows_of: Callable[[str], dict[str, Row]] | None = None) -> None:
+                 rows_of: Callable[[str], dict[str, Row]] | None = None, bucket: str = "") -> None:
         self.docs = docs
+        # what a ROW_EVIDENCE rule may name: the chain's page, or the family bucket ('GFX12 (cdna5)')
+        self.serves = {chain[0], bucket or chain[0]}
         self.rows_of = rows_of or (lambda fam: syntax_rows(docs, (fam,), wave64))
         self.rows: dict[str, Row] = {}
         for fam in chain:   # the most specific page first, as syntax_rows merges a chain
@@ -256,6 +274,49 @@ class RowMatcher:
             out.append(e64_from_e32(rows[stem], self.wave64))
         return out
 
+    def derived(self, mnemonic: str) -> list[tuple[str, Row]]:
+        """(ROW_EVIDENCE rule, row) for a DPP form no page lists: the instruction's plain row (its e64 row
+        for `_e64_dpp`, derived from the e32 row where the page lists only that) made a DPP16 and a DPP8
+        row, as the codec's tables derive them (tables.dpp_row)."""
+        if mnemonic.startswith("v_dual_"):
+            return self._derived_vopd(mnemonic)
+        vop3 = mnemonic.endswith("_e64_dpp")
+        rule = "e64_dpp from the plain row" if vop3 else "dpp from the plain row"
+        if not mnemonic.endswith("_dpp") or not self.serves & set(ROW_EVIDENCE[rule].families):
+            return []
+        stem = mnemonic.removesuffix("_e64_dpp" if vop3 else "_dpp")
+        out: list[tuple[str, Row]] = []
+        for rows in (self.rows, self.fallback):
+            plain = None
+            if vop3 and stem + "_e64" in rows:
+                plain = rows[stem + "_e64"]
+            elif stem in rows or stem + "_e32" in rows:
+                row = rows.get(stem) or rows[stem + "_e32"]
+                encoding = row.section.split()[0]
+                if vop3 and encoding in E32_ENCODINGS:
+                    plain = e64_from_e32(row, self.wave64)
+                elif encoding in (VOP3_ENCODINGS if vop3 else E32_ENCODINGS):
+                    plain = row
+            if plain is not None:
+                out += [(rule, r) for dpp8 in (False, True) if (r := dpp_row(plain, dpp8, vop3)) is not None]
+                break
+        return out
+
+    def _derived_vopd(self, mnemonic: str) -> list[tuple[str, Row]]:
+        """A VOPD / VOPD3 half no page lists (gfx1250's new opcodes: v_dual_max_i32, v_dual_fma_f32): the
+        instruction's own VOP2 / VOP3 row, its register operands in order, sources taking neg (VOPD3)."""
+        rule = "vopd3 x half of a vopdy opcode" if mnemonic + "~vopdy" in self.rows else "vopd half from the plain row"
+        if not self.serves & set(ROW_EVIDENCE[rule].families):
+            return []
+        stem = "v_" + mnemonic.removeprefix("v_dual_")
+        for rows in (self.rows, self.fallback):
+            row = rows.get(stem) or rows.get(stem + "_e32") or rows.get(stem + "_e64")
+            if row is not None and row.section.split()[0] in E32_ENCODINGS | VOP3_ENCODINGS:
+                ops = tuple(replace(o, modifiers=o.role == "src" and o.name != "vcc")
+                            for o in row.operands if o.role != "modifier")
+                return [(rule, Row(mnemonic, f"VOPD half (derived from the {row.section} row)", ops, row.source))]
+        return []
+
     def check(self, asm: str, true16: bool = False) -> tuple[str, str, str]:
         """(status, reason, row source): PAGE / OTHER_PAGE / TRUE16 with no reason, or MISMATCH and why
         (from the row that got furthest)."""
@@ -280,18 +341,30 @@ class RowMatcher:
         tokens, mods = _split(rest, 1) if rest.strip() else ([], [])
         best: tuple[int, str, str] | None = None
         page_best: tuple[int, str, str] | None = None
-        for status, rows in ((PAGE, self.rows), (OTHER_PAGE, self.fallback)):
-            # the VOPDY table lists the Y-only opcodes; every VOPDX opcode may be the Y half too
-            cands = [rows[k] for k in (mnemonic + "~vopdy", mnemonic) if k in rows] if vopdy \
-                else self.candidates(rows, mnemonic)
-            if status == OTHER_PAGE:   # only variants the page has no row for (GFX12 lists no DPP rows)
-                cands = [r for r in cands if r.mnemonic not in self.rows and r.mnemonic + "~dpp8" not in self.rows
-                         and not r.section.endswith("(derived from the e32 row)")]
+        listed_any = False   # the page itself lists a row for the form
+        for status in (PAGE, OTHER_PAGE, DERIVED):
+            if status == DERIVED:   # no page lists the form: a ROW_EVIDENCE rule derives it
+                cands = [] if listed_any else self.derived(mnemonic)
+            else:
+                rows = self.rows if status == PAGE else self.fallback
+                # the VOPDY table lists the Y-only opcodes; every VOPDX opcode may be the Y half too
+                listed = [rows[k] for k in (mnemonic + "~vopdy", mnemonic) if k in rows] if vopdy \
+                    else self.candidates(rows, mnemonic)
+                if status == OTHER_PAGE:   # only variants the page has no row for (GFX12 lists no DPP rows)
+                    listed = [r for r in listed if r.mnemonic not in self.rows
+                              and r.mnemonic + "~dpp8" not in self.rows
+                              and not r.section.endswith("(derived from the e32 row)")]
+                cands = [("", r) for r in listed]
+                # derived only where the page itself lists no row for the form; a row borrowed from
+                # another page that refuses it (GFX950's GFX9-style DPP row of v_cvt_f32_fp8) does not stop it
+                listed_any = listed_any or (status == PAGE and bool(listed))
             for rule in (False, True) if true16 else (False,):
                 self.true16 = rule
-                for row in cands:
+                for derived_by, row in cands:
                     try:
                         self._match_row(row, tokens, mods)
+                        if derived_by:
+                            self.used.add(derived_by)
                         return (TRUE16 if rule else status), "", ""
                     except _Refusal as exc:
                         if best is None or exc.depth > best[0]:
@@ -614,9 +687,10 @@ def check_examples(docs: SyntaxDocs, examples: list[McExample]) -> OperandReport
             if key not in verdicts:
                 verdict: tuple[str, str, str, frozenset[str]] = (MISMATCH, "", "", frozenset())
                 for wave in (w64,) if w64 is not None else (False, True):
-                    m = matchers.get((chain, wave))
+                    m = matchers.get((bucket, wave))
                     if m is None:
-                        m = matchers[(chain, wave)] = RowMatcher(docs, chain, wave, generation(target), rows_for(wave))
+                        m = matchers[(bucket, wave)] = RowMatcher(docs, chain, wave, generation(target), rows_for(wave),
+                                                                  bucket)
                     got = m.check(ex.asm, true16)
                     if got[0] != MISMATCH or not verdict[1]:
                         verdict = (*got, m.last_evidence if got[0] != MISMATCH else frozenset())

@@ -294,7 +294,9 @@ def dpp_row(row: Row, dpp8: bool, vop3: bool) -> Row | None:
         if o.name in ("src0", "src", "vsrc0"):
             ops.append(Operand(o.name, o.role, ("v",), o.dwords, o.size_text, True, o.optional, o.page))
         elif o.role == "src" and o.name not in ("vcc", "ssrc2"):
-            ops.append(Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, True, o.optional, o.page))
+            # no literal: the DPP dword takes its place (gfx11_src_852d86.rst, GFX11's VOP3 DPP sources)
+            accepts = tuple(k for k in o.accepts if k != "literal")
+            ops.append(Operand(o.name, o.role, accepts, o.dwords, o.size_text, True, o.optional, o.page))
         else:
             ops.append(o)
     mods = DPP8_ROW_MODIFIERS if dpp8 else DPP16_ROW_MODIFIERS

@@ -151,10 +151,13 @@ def check_operands(family: Annotated[list[str] | None, typer.Option(
         t = rep.families[fam]
         parsed = ", ".join(f"{k} {v}" for k, v in t.statuses.most_common() if k != "mismatch")
         print(f"{fam:<16} {t.ok:>7}/{t.total:<7} {t.rate:7.2%}  ({parsed}; served by {rep.served_by.get(fam, '')})")
-    explained = rep.to_json(samples=0)["operand_evidence"]
-    for fix in explained.values():
+    explained = rep.to_json(samples=0)
+    for fix in explained["operand_evidence"].values():
         if fix["examples"]:
             print(f"operand evidence x{fix['examples']}: {fix['page']} corrected by LLVM's tests ({fix['tests']})")
+    for rule, fix in explained["derived_rows"].items():
+        if fix["examples"]:
+            print(f"derived rows x{fix['examples']}: {rule}, as {fix['pattern']} ({fix['tests']})")
     if rep.no_page:
         print("no syntax page: " + ", ".join(f"{k} {v}" for k, v in rep.no_page.most_common()))
     if rep.invalid_text:

@@ -184,6 +184,54 @@ OPERAND_EVIDENCE: dict[str, OperandEvidence] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class RowEvidence:
+    """A row no page lists, derived by rule from a row the page does list, where LLVM's MC tests
+    assemble the derived form: the rule, the pages it serves, and one test line that shows it."""
+
+    families: tuple[str, ...]   # pages (a chain's first) or family buckets ('GFX12 (cdna5)') the rule serves
+    reason: str
+    source: Provenance          # a row of the pattern the derivation follows (the shape LLVM's pages give)
+    evidence: str               # an LLVM MC test check line (file:line) with the encoding of ...
+    example: str                # ... this assembly, whose mnemonic no page lists
+
+
+_GFX11_PAGE = "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX11.rst"
+# Rows derived from the page's own rows. GFX12's page lists no DPP rows; LLVM's GFX12 tests assemble
+# DPP16 / DPP8 forms of every 32-bit VOP1 / VOP2 / VOPC / VOP3 instruction, including those renamed
+# or new in GFX12 that no other page lists (v_max_num_f16_dpp, v_med3_num_f16_e64_dpp). Their row is
+# the instruction's plain row with src0 a VGPR and GFX11's DPP modifiers (codec.tables.dpp_row).
+ROW_EVIDENCE: dict[str, RowEvidence] = {
+    "dpp from the plain row": RowEvidence(
+        ("GFX12",),
+        "GFX12's page lists v_max_num_f16 (VOP2) but no DPP row on any page; LLVM's tests assemble "
+        "v_max_num_f16_dpp with the operands of the VOP2 row and the DPP16 modifiers of GFX11's DPP rows",
+        Provenance(SOURCE, _GFX11_PAGE, 1361, "v_add_f16_dpp"),
+        f"{_MC}/gfx12_asm_vop2_dpp16-fake16.s:784",
+        "v_max_num_f16_dpp v5, v1, v2 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf"),
+    "e64_dpp from the plain row": RowEvidence(
+        ("GFX12",),
+        "GFX12's page lists v_med3_num_f16 (VOP3) but no VOP3 DPP row on any page; LLVM's tests assemble "
+        "v_med3_num_f16_e64_dpp with the operands of the VOP3 row and the DPP modifiers of GFX11's VOP3 DPP rows",
+        Provenance(SOURCE, _GFX11_PAGE, 2179, "v_med3_f16_e64_dpp"),
+        f"{_MC}/gfx12_asm_vop3_dpp16-fake16.s:3062", "v_med3_num_f16_e64_dpp v5, v1, v2, v3 quad_perm:[3,2,1,0]"),
+    "vopd half from the plain row": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "gfx1250 pairs opcodes the GFX12 VOPDX / VOPDY tables do not list (v_dual_max_i32, and in VOPD3 "
+        "v_dual_fma_f32, v_dual_add_f64); LLVM's gfx1250 tests write each half with the operands of the "
+        "instruction's own VOP2 / VOP3 row (v_max_i32: vdst, src0, vsrc1), as the listed halves follow theirs",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX12.rst", 926, "v_max_i32"),
+        f"{_MC}/gfx1250_asm_vopd.s:11960", "v_dual_add_f32 v255, v4, v2 :: v_dual_max_i32 v6, v1, v3"),
+    "vopd3 x half of a vopdy opcode": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "the GFX12 page lists v_dual_add_nc_u32 / v_dual_lshlrev_b32 in its VOPDY table only; gfx1250's VOPD3 "
+        "encoding takes them as the X half, which LLVM's gfx1250 tests write with the operands of the "
+        "instruction's own VOP2 row (v_add_nc_u32: vdst, src0, vsrc1)",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX12.rst", 911, "v_add_nc_u32"),
+        f"{_MC}/gfx1250_asm_vopd3.s:10974", "v_dual_add_nc_u32 v254, v4, v2 :: v_dual_add_f32 v7, v1, v3"),
+}
+
+
 def evidence_page(docs: SyntaxDocs, label: str, row: SyntaxInstruction | None,
                   ) -> tuple[OperandPage | None, OperandEvidence | None]:
     """The page LLVM's tests agree with for an operand linking to `label` in `row` (OPERAND_EVIDENCE):
