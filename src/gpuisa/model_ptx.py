@@ -59,6 +59,22 @@ class PtxForm:
 
 
 @dataclass(frozen=True, slots=True)
+class PtxExclusion:
+    """Combinations an instruction's Syntax spells that a prose rule of the manual forbids
+    (sources/ptx_restrictions.PROSE_RESTRICTIONS): left out of its forms, counted, cited."""
+
+    rule: str                      # the rule's key ("compare-bit-size-order")
+    cite: str                      # the line that forbids them: "ptx-isa-9.4/9-instruction-set/....md:14"
+    reason: str
+    count: int                     # combinations left out
+    samples: tuple[str, ...]       # the first few of them
+    whole: bool = True             # counted over the whole product (False: over the covering sample)
+    operands: str = ""             # the first sample's operands and syntax line, to ask ptxas about it
+    template: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class PtxInstruction:
     """One instruction section of chapter 9 (a file, or a subsection of a grouped file)."""
 
@@ -82,6 +98,7 @@ class PtxInstruction:
     url: str
     provenance: Provenance
     new_since: tuple[str, ...] = ()  # forms absent from the older edition (cross-check)
+    excluded: tuple[PtxExclusion, ...] = ()   # Syntax combinations the prose forbids (not forms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +184,9 @@ class PtxVerification:
     errata: list[PtxErratum] = field(default_factory=list)
     undocumented_forms: list[PtxForm] = field(default_factory=list)  # siblings ptxas accepts
     skipped_reason: str = ""
+    # (section, rule) -> what ptxas said about the rule's first excluded sample: ("agrees", its message) when
+    # it refuses it, ("accepts", the line) when it takes it (the prose rule is then contradicted), ("unsettled", why)
+    exclusions: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     ptxas_calls: int = 0
     cuobjdump_calls: int = 0
     cache_hits: int = 0

@@ -15,7 +15,15 @@ from typing import Any
 
 from gpuisa.catalog.documents import PtxCategory, PtxDocument
 from gpuisa.model import Provenance
-from gpuisa.model_ptx import PtxForm, PtxFormText, PtxInstruction, PtxManual, PtxNote, PtxVerification
+from gpuisa.model_ptx import (
+    PtxExclusion,
+    PtxForm,
+    PtxFormText,
+    PtxInstruction,
+    PtxManual,
+    PtxNote,
+    PtxVerification,
+)
 from gpuisa.sources.layout import PTX_SOURCE
 from gpuisa.sources.ptx_docs import documented_requirements
 from gpuisa.sources.ptx_syntax import is_state_space, is_type, matching_template, split_form
@@ -99,7 +107,13 @@ def write_ptx(conn: sqlite3.Connection, instructions: PtxManual | Iterable[PtxIn
             conn.execute("INSERT INTO ptx_errata (instr_id, name, form, section, kind, documented, verified, message)"
                          " VALUES (?,?,?,?,?,?,?,?)", (ids.get(e.section), e.name, e.form, e.section, e.kind,
                                                        e.documented, e.verified, e.message))
+    asked = verification.exclusions if verification else {}
     for ins in instrs:
+        for e in ins.excluded:
+            conn.execute("INSERT INTO ptx_errata (instr_id, name, form, section, kind, documented, verified, message)"
+                         " VALUES (?,?,?,?,?,?,?,?)", (ids[ins.section], ins.name, "", ins.section, "excluded",
+                                                       e.cite, _ptxas_on_exclusion(asked.get((ins.section, e.rule))),
+                                                       exclusion_text(e)))
         for issue in ins.syntax_issues:
             conn.execute("INSERT INTO ptx_errata (instr_id, name, form, section, kind, documented, verified, message)"
                          " VALUES (?,?,?,?,?,?,?,?)", (ids[ins.section], ins.name, "", ins.section, "syntax",
@@ -116,6 +130,22 @@ def write_ptx(conn: sqlite3.Connection, instructions: PtxManual | Iterable[PtxIn
         "skipped_reason": verification.skipped_reason if verification else "verification not run",
     }
     conn.executemany("INSERT OR REPLACE INTO ptx_meta (key, value) VALUES (?,?)", sorted(meta.items()))
+
+
+def exclusion_text(e: PtxExclusion) -> str:
+    """"N combinations the Syntax generates are excluded by FILE:LINE (reason), e.g. ..." for a page."""
+    counted = "" if e.whole else " (counted in the covering sample)"
+    return (f"{e.count} combinations the Syntax generates are excluded by {e.cite}{counted}: {e.reason}; "
+            f"e.g. {', '.join(e.samples)}")
+
+
+def _ptxas_on_exclusion(answer: tuple[str, str] | None) -> str:
+    """What ptxas said about the rule's first sample, in words."""
+    if answer is None:
+        return "not asked (no ptxas verification)"
+    verdict, message = answer
+    return {"agrees": f"ptxas agrees: {message}", "accepts": f"ptxas contradicts the rule: {message}"}.get(
+        verdict, f"ptxas unsettled: {message}")
 
 
 def _note(n: Any) -> dict[str, Any]:

@@ -11,6 +11,7 @@ its notes document. Sections that cannot be read are counted in `skips`, never r
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -21,8 +22,8 @@ import yaml
 from gpuisa.errors import SourceError
 from gpuisa.limits import MAX_FRONT_MATTER_BYTES, MAX_PTX_SECTION_BYTES
 from gpuisa.model import Provenance, Skip
-from gpuisa.model_ptx import PtxForm, PtxInstruction, PtxManual, PtxNote, PtxRelease
-from gpuisa.sources import ptx_syntax
+from gpuisa.model_ptx import PtxExclusion, PtxForm, PtxInstruction, PtxManual, PtxNote, PtxRelease
+from gpuisa.sources import ptx_restrictions, ptx_syntax
 from gpuisa.sources.files import read_text
 from gpuisa.sources.layout import PTX_SOURCE
 from gpuisa.sources.markdown_blocks import Block, parse_blocks
@@ -248,8 +249,24 @@ def _read_instruction(rel: str, meta: dict, lines: list[str], seg: _Segment,
     issues: list[str] = []
     forms: list[PtxForm] = []
     total, capped = 0, False
+    excluded: tuple[PtxExclusion, ...] = ()
     if not _is_pseudo(names):
-        exp = ptx_syntax.expand(syntax_blocks, _bases(names, syntax_text))
+        rules = ptx_restrictions.for_instruction(names, section)
+        forbid = ptx_restrictions.forbidder(rules, lambda form: ptx_syntax.split_form(form, names)) if rules else None
+        edition = rel.split("/")[0]
+        defined = set(re.findall(r"(?m)^\s*(\.[\w:]+)\s*=", syntax_text))
+        missing = {m.placeholder: m for m in ptx_restrictions.missing_sets(names, section)
+                   if m.placeholder not in defined}
+        exp = ptx_syntax.expand(syntax_blocks, _bases(names, syntax_text),
+                                forbid=(lambda form: (r.key if (r := forbid(form)) else None)) if forbid else None,
+                                missing={k: m.values for k, m in missing.items()})
+        exp.issues += [f"{k} is defined by no set of the Syntax: read as {{{', '.join(m.values)}}} from "
+                       f"{edition}/{m.cite} ({m.reason})" for k, m in missing.items()]
+        by_key = {r.key: r for r in rules}
+        excluded = tuple(PtxExclusion(key, f"{edition}/{by_key[key].cite}", by_key[key].reason, ex.count,
+                                      tuple(ex.samples), ex.whole, ex.template.operands if ex.template else "",
+                                      ex.template.text if ex.template else "", ex.template.line if ex.template else 0)
+                         for key, ex in exp.excluded.items())
         issues = list(dict.fromkeys(exp.issues))
         total, capped = exp.total, exp.capped
         ptx_notes = _through_sets(ptx_notes, exp.definitions)
@@ -269,6 +286,7 @@ def _read_instruction(rel: str, meta: dict, lines: list[str], seg: _Segment,
         forms=tuple(forms), forms_total=total, capped=capped, syntax_issues=tuple(issues),
         url=str(meta.get("url", "")),
         provenance=Provenance(SOURCE, rel, seg.heading.line, section),
+        excluded=excluded,
     )
 
 
@@ -426,14 +444,16 @@ def _width(mod: str) -> int | None:
     return int(m.group(1)) if m and ptx_syntax.is_type(mod) else None
 
 
-def _subject_alternatives(subject: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _subject_alternatives(subject: str) -> tuple[str, ...]:
+    """What a note's subject spells (`.{u8,s8}` -> .u8, .s8); cached: every form of a section asks again."""
     subject = subject.strip().rstrip(",;")
     if "/" in subject and "{" not in subject:      # `.u8/.s8`: either
-        return [a for part in subject.split("/") if part for a in _subject_alternatives(part)]
+        return tuple(a for part in subject.split("/") if part for a in _subject_alternatives(part))
     if "{" not in subject:
-        return [subject]
+        return (subject,)
     sets = ptx_syntax._Sets([], 0, [], 0)
-    return [x for x in ptx_syntax.expand_text(subject, sets) if x] or [subject]
+    return tuple(x for x in ptx_syntax.expand_text(subject, sets) if x) or (subject,)
 
 
 def _subject_matches(subject: str, name: str, mods: tuple[str, ...], names: tuple[str, ...]) -> bool:

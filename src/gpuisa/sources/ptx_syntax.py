@@ -16,9 +16,12 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 CAP = 96                     # full product up to this size, covering sample above it
+COUNT_CAP = 20_000           # excluded combinations counted over the whole product up to this size
+_REPAIRS = 400               # rows tried to find an allowed combination for one alternative of a slot
 _MAX_DEPTH = 4               # set values may themselves reference sets (.a = { .x{.b} })
 
 _COMMENT = re.compile(r"//.*$")
@@ -75,6 +78,20 @@ class Expansion:
     issues: list[str] = field(default_factory=list)
     templates: list[Template] = field(default_factory=list)
     definitions: list[Definition] = field(default_factory=list)
+    excluded: dict[str, Excluded] = field(default_factory=dict)   # rule -> what it took out
+
+
+@dataclass(slots=True)
+class Excluded:
+    """Combinations one prose rule takes out of the product (see ptx_restrictions)."""
+
+    count: int = 0
+    samples: list[str] = field(default_factory=list)   # the first few, as the Syntax spells them
+    whole: bool = True             # counted over the whole product (False: over the covering sample only)
+    template: Template | None = None   # the template of the first sample (its operands, to ask ptxas)
+
+
+Forbid = Callable[[str], str | None]    # form -> the rule that forbids it, None when allowed
 
 
 # ---------------------------------------------------------------- splitting a block into lines
@@ -226,7 +243,7 @@ class _Sets:
     """Set lookup for one template: its own group first, then the rest of the section."""
 
     def __init__(self, defs: list[Definition], group: int, issues: list[str], line: int,
-                 template: str = "") -> None:
+                 template: str = "", missing: dict[str, tuple[str, ...]] | None = None) -> None:
         self.table: dict[str, tuple[str, ...]] = {}
         ordered = [d for d in defs if d.group != group] + [d for d in defs if d.group == group]
         local_seen: dict[str, Definition] = {}
@@ -245,6 +262,8 @@ class _Sets:
                 self.table[n] = d.values
                 if d.group == group:
                     local_seen[n] = d
+        for n, values in (missing or {}).items():
+            self.table.setdefault(n, values)        # a placeholder no set defines, read from the prose
         self.issues, self.line = issues, line
 
     def get(self, name: str) -> tuple[str, ...] | None:
@@ -329,6 +348,10 @@ def _slots(text: str, sets: _Sets, depth: int) -> list[list[str]]:
             if attach:
                 prev = slots.pop()
                 slots.append(list(dict.fromkeys(p + a for p in prev for a in ["", *alts])))
+            elif slots and slots[-1] == ["."] and len(alts) == 1:
+                # `.{relu}`: one alternative in braces is optional, as `{.relu}` (the examples use both)
+                sets.issues.append(f"line {sets.line}: '.{{{inner}}}' read as the optional '{{.{inner.lstrip('.')}}}'")
+                slots[-1] = ["", "." + alts[0].lstrip(".")]
             elif slots and slots[-1] == ["."]:
                 slots[-1] = ["." + a.lstrip(".") for a in alts]     # .{1d,2d,3d}: one is required
             else:
@@ -437,8 +460,12 @@ def _alternatives(inner: str, sets: _Sets, depth: int) -> list[str]:
 
 # ---------------------------------------------------------------- whole blocks
 
-def expand(blocks: list[list[tuple[int, str]]], bases: tuple[str, ...], cap: int = CAP) -> Expansion:
-    """Expand the code blocks of one Syntax field into unique concrete forms."""
+def expand(blocks: list[list[tuple[int, str]]], bases: tuple[str, ...], cap: int = CAP,
+           forbid: Forbid | None = None, missing: dict[str, tuple[str, ...]] | None = None) -> Expansion:
+    """Expand the code blocks of one Syntax field into unique concrete forms; with `forbid`, leave out
+    (and count in `excluded`) the combinations it names a rule for, and let the covering sample
+    choose allowed combinations for each alternative instead. `missing`: values for placeholders
+    no set of the block defines (read from the prose by the caller)."""
     result = Expansion()
     templates: list[Template] = []
     defs: list[Definition] = []
@@ -452,7 +479,7 @@ def expand(blocks: list[list[tuple[int, str]]], bases: tuple[str, ...], cap: int
     result.definitions = defs
     seen: set[str] = set()
     for tpl in templates:
-        sets = _Sets(defs, tpl.group, result.issues, tpl.line, tpl.mnemonic)
+        sets = _Sets(defs, tpl.group, result.issues, tpl.line, tpl.mnemonic, missing)
         slots = _slots(tpl.mnemonic, sets, 0)
         for slot in slots:
             slot.sort(key=lambda s: s != "")           # the absent alternative first
@@ -462,14 +489,32 @@ def expand(blocks: list[list[tuple[int, str]]], bases: tuple[str, ...], cap: int
         result.total += size
         if size <= cap:
             combos = ["".join(p) for p in itertools.product(*slots)]
+            if forbid is not None:
+                combos = [c for c in combos if not _excluded(result, c, forbid(c), True, tpl)]
         else:
             result.capped = True
-            combos = _covering(slots)
+            if forbid is not None:
+                whole = size <= COUNT_CAP
+                for c in (("".join(p) for p in itertools.product(*slots)) if whole else _covering(slots)):
+                    _excluded(result, c, forbid(c), whole, tpl)
+            combos = _covering(slots, forbid)
         for form in combos:
             if form not in seen:
                 seen.add(form)
                 result.forms.append((form, tpl))
     return result
+
+
+def _excluded(result: Expansion, form: str, rule: str | None, whole: bool, tpl: Template) -> bool:
+    """Count `form` under `rule` when a rule forbids it; True when it does."""
+    if rule is None:
+        return False
+    ex = result.excluded.setdefault(rule, Excluded(template=tpl))
+    ex.count += 1
+    ex.whole = ex.whole and whole
+    if len(ex.samples) < 3 and form not in ex.samples:
+        ex.samples.append(form)
+    return True
 
 
 def spellings(subject: str, definitions: list[Definition]) -> list[str]:
@@ -513,17 +558,48 @@ def _spell(text: str, slots: list[list[str]]) -> str | None:
     return reachable.get(len(text))
 
 
-def _covering(slots: list[list[str]]) -> list[str]:
-    """The first alternative of every slot, then each other alternative of each slot once."""
+def _covering(slots: list[list[str]], forbid: Forbid | None = None) -> list[str]:
+    """The first alternative of every slot, then each other alternative of each slot once; with
+    `forbid`, each row the rules forbid is repaired by changing other slots (one, then two) to an
+    allowed combination, and an alternative no allowed row holds is left out."""
     base = [s[0] for s in slots]
+    if forbid is not None and forbid("".join(base)) is not None:
+        base = _repair(slots, base, -1, forbid) or base
     out = ["".join(base)]
     for i, slot in enumerate(slots):
         for alt in slot[1:]:
             row = list(base)
             row[i] = alt
             # an absent optional next to a required set keeps the form valid; keep the rest minimal
+            if forbid is not None and forbid("".join(row)) is not None:
+                fixed = _repair(slots, row, i, forbid)
+                if fixed is None:
+                    continue
+                row = fixed
             out.append("".join(row))
+    if forbid is not None and forbid(out[0]) is not None:
+        out = out[1:]
     return out
+
+
+def _repair(slots: list[list[str]], row: list[str], keep: int, forbid: Forbid) -> list[str] | None:
+    """The closest allowed row: `row` with one other slot changed, else two (slot `keep` stays)."""
+    others = [j for j in range(len(slots)) if j != keep and len(slots[j]) > 1]
+    tried = 0
+    for k in (1, 2):
+        for js in itertools.combinations(others, k):
+            for alts in itertools.product(*(slots[j] for j in js)):
+                cand = list(row)
+                for j, a in zip(js, alts, strict=True):
+                    cand[j] = a
+                if cand == row:
+                    continue
+                tried += 1
+                if forbid("".join(cand)) is None:
+                    return cand
+                if tried >= _REPAIRS:
+                    return None
+    return None
 
 
 def split_form(form: str, names: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from gpuisa.model_ptx import PtxErratum, PtxForm, PtxInstruction, PtxManual, PtxVerdict, PtxVerification
-from gpuisa.sources.ptx_syntax import example_statements, split_form
+from gpuisa.sources.ptx_syntax import example_statements, is_state_space, is_type, split_form
 from gpuisa.verify import ptx_operands as po
 from gpuisa.verify.ptx_tools import Run, Runner, Tools, find_tools
 
@@ -127,6 +127,7 @@ class _Case:
     sass: dict[str, tuple[str, ...]] = field(default_factory=dict)
     variants: list[tuple[list[po.Op], list[po.Choice]]] = field(default_factory=list)
     first_message: str = ""         # what ptxas said at the main solve target
+    excluded: str = ""              # a combination the manual's prose forbids: the rule (only asked, never a form)
 
 
 def _operand_text(form: PtxForm, instr: PtxInstruction) -> str:
@@ -776,6 +777,44 @@ def _confirm(cases: list[_Case], engine: _Engine, documented: dict[str, str]) ->
             _solve(crashed, engine, at=lambda c, s=settings: s[c.key], parse_only=False)
 
 
+# ---------------------------------------------------------------- combinations the prose forbids
+
+def _exclusion_cases(instrs: list[PtxInstruction], cases: list[_Case]) -> list[tuple[str, _Case]]:
+    """(rule, case) for each prose rule that took combinations out of an instruction's forms: its first
+    sample, with the operands of the syntax line that spelled it (ptxas should refuse it). New cases are
+    appended to `cases`; a sample that is also an undocumented sibling is asked through that case."""
+    by_key = {c.key: c for c in cases}
+    out: list[tuple[str, _Case]] = []
+    for i in instrs:
+        for e in i.excluded:
+            if not e.samples:
+                continue
+            case = by_key.get((i.section, e.samples[0]))
+            if case is None:
+                name, mods = split_form(e.samples[0], i.names)
+                form = PtxForm(form=e.samples[0], name=name, modifiers=mods,
+                               types=tuple(m for m in mods if is_type(m)),
+                               state_spaces=tuple(m for m in mods if is_state_space(m)), operands=e.operands,
+                               template=e.template, documented_version=None, documented_sm=(), line=e.line,
+                               origin="excluded")
+                case = by_key[(i.section, form.form)] = _make_case(i, form, documented=False)
+                cases.append(case)
+            if case.documented:
+                continue                    # the manual lists it after all (an example): a form, not asked
+            case.excluded = case.excluded or e.rule
+            out.append((e.rule, case))
+    return out
+
+
+def _exclusion_answer(c: _Case) -> tuple[str, str]:
+    """("agrees", ptxas's refusal) / ("accepts", the line it took) / ("unsettled", why)."""
+    if c.state == "typed":
+        return "accepts", f"ptxas accepts `{c.line.strip('{} ')}`"
+    if c.state == "rejected" and _failure(c.message) == "rejected":
+        return "agrees", c.message
+    return "unsettled", c.message or "not asked"
+
+
 # ---------------------------------------------------------------- stage 5: undocumented siblings
 
 _SIBLINGS = {"u": ("s", "b"), "s": ("u", "b"), "b": ("u", "s")}
@@ -1063,6 +1102,7 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
     cases = [_make_case(i, f) for i in instrs for f in i.forms]
     if undocumented:
         cases += [_make_case(i, f, documented=False) for i in instrs for f in _sibling_forms(i)]
+    asked = _exclusion_cases(instrs, cases)
     _beyond(cases, engine)
     _solve(cases, engine)
     for target in (t for t in ALT_SOLVE_TARGETS if t in engine.special):
@@ -1074,6 +1114,10 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
         for c in retry:
             if c.state == "rejected" and c.first_message:
                 c.message = c.first_message
+    for rule, c in asked:                 # asked once at the solve targets; they are no forms to date
+        result.exclusions[(c.key[0], rule)] = _exclusion_answer(c)
+    for _, c in asked:
+        c.state = "asked"
     _probe(cases, engine)
     _ladder(cases, engine)
     _feature_versions(cases, engine)
@@ -1108,7 +1152,7 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
 
 # ---------------------------------------------------------------- whole-result cache
 
-VERIFIER_VERSION = "4"         # bump when the stages change what they conclude
+VERIFIER_VERSION = "5"         # bump when the stages change what they conclude
 
 
 def _result_key(tools: Tools, instrs: list[PtxInstruction], sass: tuple[str, ...], undocumented: bool) -> str:
@@ -1119,13 +1163,16 @@ def _result_key(tools: Tools, instrs: list[PtxInstruction], sass: tuple[str, ...
         for f in i.forms:
             h.update(f"\0{f.form}\0{f.operands}\0{f.template}\0{f.documented_version}\0{f.documented_sm}"
                      f"\0{f.origin}\0{f.types}\0{f.modifiers}".encode())
+        for e in i.excluded:
+            h.update(f"\0{e.rule}\0{e.samples[:1]}\0{e.operands}".encode())
     return h.hexdigest()
 
 
 def _dump_result(r: PtxVerification) -> dict:
     return {"tool": r.tool, "verdicts": [asdict(v) for v in r.verdicts.values()],
             "errata": [asdict(e) for e in r.errata], "undocumented": [asdict(f) for f in r.undocumented_forms],
-            "skipped_reason": r.skipped_reason, "ptxas_calls": r.ptxas_calls, "cuobjdump_calls": r.cuobjdump_calls}
+            "skipped_reason": r.skipped_reason, "ptxas_calls": r.ptxas_calls, "cuobjdump_calls": r.cuobjdump_calls,
+            "exclusions": [[sec, rule, *answer] for (sec, rule), answer in r.exclusions.items()]}
 
 
 def _load_result(d: dict) -> PtxVerification:
@@ -1137,4 +1184,5 @@ def _load_result(d: dict) -> PtxVerification:
     r.errata = [PtxErratum(**e) for e in d["errata"]]
     r.undocumented_forms = [PtxForm(**{k: tuple(x) if isinstance(x, list) else x for k, x in f.items()})
                             for f in d["undocumented"]]
+    r.exclusions = {(sec, rule): (verdict, message) for sec, rule, verdict, message in d["exclusions"]}
     return r
