@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gpuisa.sources.ptx_syntax import is_type
+from gpuisa.sources.ptx_syntax import is_state_space, is_type
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +118,20 @@ _FABRIC_FILE = "9-instruction-set/9.7.11.5-fabric-operations.md"
 _TEX_FILE = "9-instruction-set/9.7.12.3-texture-instructionstex.md"
 _CVT_FILE = "9-instruction-set/9.7.10.24-data-movement-and-conversion-instructionscvt.md"
 _SURED_FILE = "9-instruction-set/9.7.13.3-surface-instructionssured.md"
+_TENSORMAP_FILE = "9-instruction-set/9.7.10.29-data-movement-and-conversion-instructionstensormap.replace.md"
+_LD_FILE = "9-instruction-set/9.7.10.8-data-movement-and-conversion-instructionsld.md"
+_ST_FILE = "9-instruction-set/9.7.10.11-data-movement-and-conversion-instructionsst.md"
+_NOT_GLOBAL_SHARED = (".const", ".local", ".param", ".param::entry", ".param::func")
+_L2_PRIORITY = (".L2::evict_normal", ".L2::evict_first", ".L2::evict_last")
+_ATOM_FILE = "9-instruction-set/9.7.15.5-parallel-synchronization-and-communication-instructionsatom.md"
+_RED_FILE = "9-instruction-set/9.7.15.6-parallel-synchronization-and-communication-instructionsred.md"
+_ASYNC_COPY_FILE = "9-instruction-set/9.7.10.28-data-movement-and-conversion-instructions-asynchronous-copy.md"
+_ATOMIC_OPS = (".add", ".inc", ".dec", ".min", ".max", ".and", ".or", ".xor", ".exch", ".cas")
+# the rows whose types share a Syntax line with other operations (the .f16/.bf16 rows and atom's .b16/.b128 rows
+# are spelled by lines that allow only their operations: nothing to exclude)
+_SCALAR_OPS = (
+    (".u32", (".add", ".inc", ".dec", ".min", ".max")), (".s32", (".add", ".min", ".max")),
+    (".u64", (".add", ".min", ".max")), (".s64", (".min", ".max")), (".f32", (".add",)), (".f64", (".add",)))
 _COMPARE = ("set", "setp")
 _IRND = (".rni", ".rzi", ".rmi", ".rpi")
 _FRND = (".rn", ".rna", ".rz", ".rm", ".rp")
@@ -183,6 +197,72 @@ def _cvt_narrowing_unrounded(mods: tuple[str, ...]) -> bool:
     pair = _cvt_pair(mods)
     return (pair is not None and not set(mods) & set(_FRND) and pair[0] in _WIDTH and pair[1] in _WIDTH
             and _WIDTH[pair[0]] < _WIDTH[pair[1]])
+
+
+def _mma_types(mods: tuple[str, ...]) -> list[str]:
+    """.dtype, .atype, .btype, .ctype of an `mma` form, in the order the Syntax writes them."""
+    return _types(mods)[:4]
+
+
+def _mma_c_f32_d_not(mods: tuple[str, ...]) -> bool:
+    ts = _mma_types(mods)
+    return len(ts) == 4 and ts[3] == ".f32" and ts[0] != ".f32"
+
+
+def _mma_d_not_c(mods: tuple[str, ...]) -> bool:
+    ts = _mma_types(mods)
+    return len(ts) == 4 and ts[0] != ts[3]
+
+
+def _mma_a_not_b(mods: tuple[str, ...]) -> bool:
+    ts = _mma_types(mods)
+    return len(ts) == 4 and ts[1] != ts[2]
+
+
+_W32 = (".b32", ".s32", ".u32", ".f32")
+_W64 = (".b64", ".s64", ".u64", ".f64")
+
+
+def _l2_priority_without_vector(mods: tuple[str, ...]) -> bool:
+    """`.L2::evict_*` other than on `.v8` of a 32-bit type or `.v4` of a 64-bit type."""
+    present, ts = set(mods), _types(mods)
+    t = ts[-1] if ts else ""
+    return not ((".v8" in present and t in _W32) or (".v4" in present and t in _W64))
+
+
+def _v4_64_off_global(mods: tuple[str, ...]) -> bool:
+    """`.v4` of a 64-bit type in a state space other than .global (generic addressing is fine)."""
+    ts = _types(mods)
+    return bool(ts) and ts[-1] in _W64 and any(is_state_space(m) and m != ".global" for m in mods)
+
+
+def _op_types(ops: tuple[str, ...], types: tuple[str, ...], space: str = "") -> Callable[[tuple[str, ...]], bool]:
+    """A table row "these operations take these element types" (in `space`, when given): forbids a form with
+    one of `ops` (and `space`) whose last type is not one of `types`."""
+    def test(mods: tuple[str, ...]) -> bool:
+        ts = _types(mods)
+        return (bool(set(ops) & set(mods)) and (not space or space in mods) and bool(ts)
+                and ts[-1] not in types)
+    return test
+
+
+def _op_rows(key: str, names: tuple[str, ...], file: str, rows: tuple[tuple[int, int, tuple[str, ...],
+             tuple[str, ...], str], ...], sections: tuple[str, ...] = ()) -> tuple[Restriction, ...]:
+    """One rule per row of a table of operations and element types: (line, span, ops, types, space)."""
+    return tuple(Restriction(
+        f"{key}-{ops[0][1:]}{'-' + space.split('::')[-1].lstrip('.') if space else ''}", names, file, line,
+        tuple(o.strip("`") for o in (*ops, *types)), f"{', '.join(ops)}{' to ' + space if space else ''} take "
+        f"{', '.join(types)}", span=span, test=_op_types(ops, types, space), sections=sections)
+        for line, span, ops, types, space in rows)
+
+
+def _scalar_rows(key: str, names: tuple[str, ...], file: str, first: int, rows: tuple[tuple[str, tuple[str, ...]], ...],
+                 all_ops: tuple[str, ...], sections: tuple[str, ...]) -> tuple[Restriction, ...]:
+    """One rule per row of a table of scalar types and the operations each takes (atom's Table 41)."""
+    return tuple(Restriction(
+        f"{key}-{t[1:]}", names, file, first + n, (f"`{t}`", *(f"`{o}" for o in ops)),
+        f"scalar {t} takes {', '.join(ops)}", when=(t,), unless=(".v2", ".v4", ".v8"), check="among", among=all_ops,
+        allowed=ops, sections=sections) for n, (t, ops) in enumerate(rows))
 
 
 _INT_CMP = "9-instruction-set/9.3.1.1-integer-and-bit-size-comparisons.md"
@@ -374,6 +454,91 @@ PROSE_RESTRICTIONS: tuple[Restriction, ...] = (
         "sured-p-b64", ("sured",), _SURED_FILE, 37, ("The instruction type `.b64` is restricted to `min` and `max`",),
         "sured.p .b64 with .min or .max only", when=(".b64",), unless=(".b",), check="among",
         among=(".add", ".min", ".max", ".and", ".or"), allowed=(".min", ".max")),
+    # mma: the type restrictions of specific shapes (9.7.16.5.13)
+    Restriction(
+        "mma-m8n8k4-f32", ("mma",), _MMA_FILE, 1739, ("`.m8n8k4` : When `.ctype` is `.f32`, `.dtype` must also be `.f32`",),
+        ".m8n8k4: an .f32 .ctype wants an .f32 .dtype", when=(".m8n8k4",), test=_mma_c_f32_d_not,
+        sections=("9.7.16.5.14",)),
+    Restriction(
+        "mma-m16n8k8-d-c", ("mma",), _MMA_FILE, 1741, ("`.m16n8k8`", "`.dtype` must be the same as `.ctype`"),
+        ".m16n8k8: .dtype is .ctype", span=3, when=(".m16n8k8",), test=_mma_d_not_c, sections=("9.7.16.5.14",)),
+    Restriction(
+        "mma-m16n8k8-a-b", ("mma",), _MMA_FILE, 1741, ("`.m16n8k8`", "`.atype` must be the same as `.btype`"),
+        ".m16n8k8: .atype is .btype", span=5, when=(".m16n8k8",), test=_mma_a_not_b, sections=("9.7.16.5.14",)),
+    Restriction(
+        "mma-m16n8k16-d-c", ("mma",), _MMA_FILE, 1747,
+        ("`.m16n8k16` and `.m16n8k32`", "`.dtype` must be the same as `.ctype`"), ".m16n8k16, .m16n8k32: .dtype is "
+        ".ctype", span=3, when=(".m16n8k16", ".m16n8k32"), test=_mma_d_not_c, sections=("9.7.16.5.14",)),
+    # tensormap.replace: the width of new_val per field
+    Restriction(
+        "tensormap-b64-fields", ("tensormap.replace",), _TENSORMAP_FILE, 41,
+        ("When `.field` is specified as `.global_address` or `.global_stride`, `.type` must be `.b64`",),
+        ".global_address and .global_stride take .b64", when=(".global_address", ".global_stride"),
+        check="last type", allowed=(".b64",)),
+    Restriction(
+        "tensormap-b32-fields", ("tensormap.replace",), _TENSORMAP_FILE, 41, ("Otherwise, `.type` must be `.b32`",),
+        "the other fields take .b32", unless=(".global_address", ".global_stride"), check="last type",
+        allowed=(".b32",)),
+    # ld / st: state spaces of .relaxed/.acquire/.release and .proxy::readonly; .L2 eviction and .v4 of 64 bits
+    Restriction(
+        "ld-sem-space", ("ld",), _LD_FILE, 79,
+        ("`.relaxed` and `.acquire`", "May be used with `.global`, `.shared` spaces"),
+        ".relaxed and .acquire with .global, .shared or generic addressing", span=3, when=(".relaxed", ".acquire"),
+        check="among", among=_NOT_GLOBAL_SHARED, denied=_NOT_GLOBAL_SHARED, sections=("9.7.10.8",)),
+    Restriction(
+        "ld-proxy-readonly", ("ld",), _LD_FILE, 71,
+        ("The `proxy::readonly` qualifier may only be used with `global` state space or with generic addressing",),
+        ".proxy::readonly with .global or generic addressing", when=(".proxy::readonly",), check="among",
+        among=(".const", ".local", ".param", ".param::entry", ".param::func", ".shared", ".shared::cta",
+               ".shared::cluster"), denied=(".const", ".local", ".param", ".param::entry", ".param::func", ".shared",
+                                            ".shared::cta", ".shared::cluster"), sections=("9.7.10.8",)),
+    Restriction(
+        "ld-l2-priority", ("ld",), _LD_FILE, 109,
+        ("Qualifier `.level2::eviction_priority` is supported if:", "`.vec` is `.v8` and `.type` is `.b32`",
+         "OR `.vec` is `.v4` and `.type` is `.b64`"), ".L2 eviction on .v8 of 32 bits or .v4 of 64 bits only",
+        span=7, when=_L2_PRIORITY, test=_l2_priority_without_vector, sections=("9.7.10.8",)),
+    Restriction(
+        "ld-v4-b64-global", ("ld",), _LD_FILE, 103,
+        ("The `.v4` (`.vec`) qualifier with type `.b64` or `.s64` or `.u64` or `.f64` is supported if:",
+         "State space is `.global` or with generic addressing"), ".v4 of 64 bits in .global or generic addressing",
+        span=3, when=(".v4",), test=_v4_64_off_global, sections=("9.7.10.8",)),
+    Restriction(
+        "st-sem-space", ("st",), _ST_FILE, 69, ("May be used with `.global`, `.shared` spaces",),
+        ".relaxed and .release with .global, .shared or generic addressing", when=(".relaxed", ".release"),
+        check="among", among=_NOT_GLOBAL_SHARED, denied=_NOT_GLOBAL_SHARED, sections=("9.7.10.11",)),
+    Restriction(
+        "st-l2-priority", ("st",), _ST_FILE, 95,
+        ("Qualifier `.level2::eviction_priority` is supported if:", "`.vec` is `.v8` and `.type` is `.b32`",
+         "OR `.vec` is `.v4` and `.type` is `.b64`"), ".L2 eviction on .v8 of 32 bits or .v4 of 64 bits only",
+        span=7, when=_L2_PRIORITY, test=_l2_priority_without_vector, sections=("9.7.10.11",)),
+    Restriction(
+        "st-v4-b64-global", ("st",), _ST_FILE, 89,
+        ("The `.v4` (`.vec`) qualifier with type `.b64` or `.s64` or `.u64` or `.f64` is supported if:",
+         "State space is `.global` or with generic addressing"), ".v4 of 64 bits in .global or generic addressing",
+        span=3, when=(".v4",), test=_v4_64_off_global, sections=("9.7.10.11",)),
+    # atom / red: Tables 41 and 42, the operations each scalar type takes
+    *_scalar_rows("atom-scalar", ("atom",), _ATOM_FILE, 82, _SCALAR_OPS, _ATOMIC_OPS, ("9.7.15.5",)),
+    *_scalar_rows("atom-scalar", ("atom",), _ATOM_FILE, 93, ((".b32", (".and", ".or", ".xor", ".exch", ".cas")),
+                  (".b64", (".and", ".or", ".xor", ".exch", ".cas"))), _ATOMIC_OPS, ("9.7.15.5",)),
+    *_scalar_rows("red-scalar", ("red",), _RED_FILE, 76, _SCALAR_OPS, _ATOMIC_OPS, ("9.7.15.6",)),
+    *_scalar_rows("red-scalar", ("red",), _RED_FILE, 86, ((".b32", (".and", ".or", ".xor")),
+                  (".b64", (".and", ".or", ".xor"))), _ATOMIC_OPS, ("9.7.15.6",)),
+    # cp.reduce.async.bulk (per destination) and multimem.cp.reduce.async.bulk: the tables of .redOp and element
+    # type (cp.reduce.async.bulk.tensor's forms carry no type: the tensor-map holds it)
+    *_op_rows("cp-reduce", ("cp.reduce.async.bulk",), _ASYNC_COPY_FILE, (
+        (816, 2, (".add",), (".u32", ".s32", ".u64"), ".shared::cluster"),
+        (820, 2, (".min", ".max"), (".u32", ".s32"), ".shared::cluster"),
+        (824, 2, (".inc", ".dec"), (".u32",), ".shared::cluster"),
+        (828, 2, (".and", ".or", ".xor"), (".b32",), ".shared::cluster"),
+        (833, 2, (".add",), (".u32", ".s32", ".u64", ".f32", ".f64", ".f16", ".bf16"), ".global"),
+        (837, 2, (".min", ".max"), (".u32", ".s32", ".u64", ".s64", ".f16", ".bf16"), ".global"),
+        (841, 2, (".inc", ".dec"), (".u32",), ".global"),
+        (845, 2, (".and", ".or", ".xor"), (".b32", ".b64"), ".global"))),
+    *_op_rows("multimem-cp-reduce", ("multimem.cp.reduce.async.bulk",), _ASYNC_COPY_FILE, (
+        (1136, 1, (".add",), (".u32", ".s32", ".u64", ".f32", ".f64", ".f16", ".bf16"), ""),
+        (1137, 1, (".min", ".max"), (".u32", ".s32", ".u64", ".s64", ".f16", ".bf16"), ""),
+        (1138, 1, (".inc", ".dec"), (".u32",), ""),
+        (1139, 1, (".and", ".or", ".xor"), (".b32", ".b64"), ""))),
     # fabric.try_red.async.tensor: the table of .redOp and element type
     Restriction(
         "fabric-red-bitwise", ("fabric.try_red.async.tensor",), _FABRIC_FILE, 680,
