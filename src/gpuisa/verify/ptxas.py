@@ -232,6 +232,10 @@ class _Engine:
         self.progress = progress
         self._target_versions: dict[str, str] = {}
         self._broken: dict[tuple[str, str, bool, bool], bool] = {}
+        # what ptxas said about each line it checked, per (line, version, target, parse-only): operand rounds
+        # try a row again, later stages ask about the same line; and the errors of the files' own header
+        self._answers: dict[tuple[str, str, str, bool], list[str]] = {}
+        self._headers: dict[tuple[str, str, bool], list[str]] = {}
         self.versions = tool_versions(runner.tools)
         self.max_version = self.versions[-1]
         self.generic, self.special = tool_targets(runner.tools)
@@ -260,8 +264,16 @@ class _Engine:
         checked again in a file of their own until every line has its answer.
         """
         per_line: list[list[str] | None] = [None] * len(lines)
-        header: list[str] = []
-        chunks = _chunks(list(range(len(lines))), LINES_PER_FILE)
+        setting = (version, target, parse_only)
+        header: list[str] = list(self._headers.get(setting, ()))
+        todo: list[int] = []
+        for k, line in enumerate(lines):     # a line's messages do not depend on the lines around it
+            known = self._answers.get((line, *setting))
+            if known is None:
+                todo.append(k)
+            else:
+                per_line[k] = known
+        chunks = _chunks(todo, LINES_PER_FILE)
         while chunks:
             jobs = [(_test_file([lines[k] for k in chunk], version, target, True)[0], _arch(target, parse_only),
                      False) for chunk in chunks]
@@ -298,7 +310,14 @@ class _Engine:
                 if run.rc != 0 and not any(run.messages.values()) and not run.header_errors:
                     header.append("ptxas failed without a message")
             chunks = split + _chunks(again, LINES_PER_FILE)     # halves of a crashed file stay apart
-        return [m or [] for m in per_line], header
+        for k in todo:
+            got = per_line[k]
+            if got is not None and not any(m.startswith(("ptxas stopped before", "tool failed: ")) and
+                                           not m.endswith(" on this line") for m in got):
+                self._answers[(lines[k], *setting)] = got
+        if header:
+            self._headers[setting] = list(dict.fromkeys(header))
+        return [m or [] for m in per_line], list(dict.fromkeys(header))
 
     def prove(self, lines: list[str], version: str, target: str, stage: str) -> list[list[str]]:
         """Assemble (with code generation) until every line is either in a file ptxas accepts
@@ -466,38 +485,50 @@ def _candidates(case: _Case, ops: list[po.Op], base: list[po.Choice], msgs: list
     out: list[list[po.Choice]] = [fixed]
     vector_rows = 0
     if vec_args:
-        small = (1, 2, 4, 8) if len(vec_args) > 2 else (1, 2, 4, 8, 16)
-        for cls in classes:
-            for lengths in itertools.product(small, repeat=len(vec_args)):
-                row = list(fixed)
-                for a, n in zip(vec_args, lengths, strict=True):
-                    row[a] = po.Choice("vec", cls=cls, length=n)
-                out.append(row)
-            for n in _shape_lengths(case.form.modifiers):
-                for rest in (1, 2, 4):
-                    row = list(fixed)
-                    row[vec_args[0]] = po.Choice("vec", cls=cls, length=n)
-                    for a in vec_args[1:]:
-                        row[a] = po.Choice("vec", cls=cls, length=rest)
-                    out.append(row)
-        vector_rows = min(len(out), 3 * MAX_CANDIDATES)
-        out = out[:vector_rows]
+        out += itertools.islice(_vector_rows(case, fixed, vec_args, classes), 3 * MAX_CANDIDATES - 1)
+        vector_rows = len(out)
     singles: list[tuple[int, po.Choice]] = [
         (i, alt) for i, (op, ch) in enumerate(zip(ops, fixed, strict=True))
         for alt in po.alternatives(op, ch, shape if i == 0 else ())]
+    out += itertools.islice(_change_rows(fixed, singles, round_no), MAX_CANDIDATES + vector_rows - len(out))
+    return out
+
+
+def _vector_rows(case: _Case, fixed: list[po.Choice], vec_args: list[int],
+                 classes: list[str]) -> Iterable[list[po.Choice]]:
+    """Rows giving the vector arguments small lengths, then the matrix shape's fragment sizes (lazily: the
+    caller takes only the first few hundred)."""
+    small = (1, 2, 4, 8) if len(vec_args) > 2 else (1, 2, 4, 8, 16)
+    for cls in classes:
+        for lengths in itertools.product(small, repeat=len(vec_args)):
+            row = list(fixed)
+            for a, n in zip(vec_args, lengths, strict=True):
+                row[a] = po.Choice("vec", cls=cls, length=n)
+            yield row
+        for n in _shape_lengths(case.form.modifiers):
+            for rest in (1, 2, 4):
+                row = list(fixed)
+                row[vec_args[0]] = po.Choice("vec", cls=cls, length=n)
+                for a in vec_args[1:]:
+                    row[a] = po.Choice("vec", cls=cls, length=rest)
+                yield row
+
+
+def _change_rows(fixed: list[po.Choice], singles: list[tuple[int, po.Choice]],
+                 round_no: int) -> Iterable[list[po.Choice]]:
+    """Rows changing one operand, then every register to one class, then (from round 2) two operands."""
     for i, alt in singles:
         row = list(fixed)
         row[i] = alt
-        out.append(row)
+        yield row
     for cls in po.CLASSES:
-        out.append([po.Choice("reg", cls=cls) if c.kind == "reg" else c for c in fixed])
+        yield [po.Choice("reg", cls=cls) if c.kind == "reg" else c for c in fixed]
     if round_no >= 2 and len(singles) <= 60:
         for (i, a), (j, b) in itertools.combinations(singles, 2):
             if i != j:
                 row = list(fixed)
                 row[i], row[j] = a, b
-                out.append(row)
-    return out[:MAX_CANDIDATES + vector_rows]
+                yield row
 
 
 def _group_key(c: _Case, vi: int) -> tuple:
@@ -540,7 +571,8 @@ def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str,
     solutions: dict[tuple, list[list[po.Choice]]] = {}
     tried_solutions: set[tuple[tuple[str, str], int]] = set()
     searched: dict[tuple[tuple[str, str], int], int] = {}
-    for round_no in range(8):
+    asked: dict[tuple[tuple[str, str], int], set[str]] = {}   # lines tried per case and operand shape: an answer
+    for round_no in range(8):                                 # does not change, so a row is tried once
         if not pending:
             return
         batches: dict[tuple[str, str], list[tuple[_Case, int, list[po.Choice], po.Rendered]]] = {}
@@ -565,7 +597,7 @@ def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str,
                     rows = _candidates(c, ops, row, msgs, searched[mine])
                 else:
                     continue
-                seen: set[str] = set()
+                seen = asked.setdefault(mine, set())
                 for row in rows:
                     try:
                         r = po.render(c.form.form, ops, row)
