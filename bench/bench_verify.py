@@ -6,6 +6,9 @@ Measures, with a fresh tool cache (cold) and again with it filled (warm):
   - `gpuisa serve` on a machine with no catalog: seconds from start to its first HTTP 200
     (it answers from an unverified catalog while verification runs in the background) and to
     the verified catalog replacing it.
+Each build's CPU time (its own and its tools', from the OS's child accounting) is printed beside its wall
+time: on a shared machine the wall time says as much about the neighbours as about the build.
+`--profile-warm FILE` runs the warm build under cProfile and writes FILE (read it with pstats).
 Run: python bench/bench_verify.py [--sources DIR] [--skip-serve]. Prints figures; asserts nothing.
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -25,12 +29,18 @@ from pathlib import Path
 from gpuisa import paths
 
 
-def timed_build(sources: Path, catalog: Path, cache: Path, *extra: str) -> float:
+def timed_build(sources: Path, catalog: Path, cache: Path, *extra: str, profile: Path | None = None
+                ) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the build and the tools it ran)."""
     env = dict(os.environ, GPUISA_CACHE=str(cache))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "gpuisa", "build", "--sources", str(sources), "--catalog", str(catalog),
-                    *extra], check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t
+    prefix = ["-m", "cProfile", "-o", str(profile)] if profile else []
+    subprocess.run([sys.executable, *prefix, "-m", "gpuisa", "build", "--sources", str(sources), "--catalog",
+                    str(catalog), *extra], check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def free_port() -> int:
@@ -80,16 +90,17 @@ def main() -> None:
     ap.add_argument("--skip-serve", action="store_true")
     ap.add_argument("--serve-first-only", action="store_true",
                     help="time serve to its first answer only, not to its verified catalog")
+    ap.add_argument("--profile-warm", type=Path, default=None, help="cProfile the warm build into this file")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         cache = folder / "cache"
-        plain = timed_build(args.sources, folder / "plain.sqlite", folder / "cache-plain", "--no-verify")
-        cold = timed_build(args.sources, folder / "cold.sqlite", cache)
-        warm = timed_build(args.sources, folder / "warm.sqlite", cache)
-        print(f"build --no-verify (peer): {plain:.1f} s")
-        print(f"build (verified), cold tool cache: {cold:.1f} s ({cold / plain:.2f}x the peer)")
-        print(f"build (verified), warm tool cache: {warm:.1f} s ({warm / plain:.2f}x the peer)")
+        plain, plain_cpu = timed_build(args.sources, folder / "plain.sqlite", folder / "cache-plain", "--no-verify")
+        cold, cold_cpu = timed_build(args.sources, folder / "cold.sqlite", cache)
+        warm, warm_cpu = timed_build(args.sources, folder / "warm.sqlite", cache, profile=args.profile_warm)
+        print(f"build --no-verify (peer): {plain:.1f} s (CPU {plain_cpu:.1f} s)")
+        print(f"build (verified), cold tool cache: {cold:.1f} s, CPU {cold_cpu:.1f} s ({cold / plain:.2f}x the peer)")
+        print(f"build (verified), warm tool cache: {warm:.1f} s, CPU {warm_cpu:.1f} s ({warm / plain:.2f}x the peer)")
         if not args.skip_serve:
             first, verified = serve_start(args.sources, folder, folder / "cache-serve",
                                           first_only=args.serve_first_only)
