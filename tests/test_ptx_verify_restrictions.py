@@ -90,6 +90,10 @@ def test_the_page_counts_and_cites_what_was_left_out(manual, tmp_path: Path):
     bits = next(e for e in excluded if "9.3.1.1-integer-and-bit-size-comparisons.md:14" in (e.documented or ""))
     assert "combinations the Syntax generates are excluded by" in bits.message
     assert bits.verified.startswith("not asked")       # no ptxas here
+    # the form asked for by name is no form: its page names the line that forbids it
+    form = ptx_show(conn, "setp.lt.b16").forms[0]
+    assert not form.in_manual and form.origin.startswith(
+        "excluded by ptx-isa-9.4/9-instruction-set/9.3.1.1-integer-and-bit-size-comparisons.md:14")
 
 
 @pytest.mark.tools

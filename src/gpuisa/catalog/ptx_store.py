@@ -26,6 +26,7 @@ from gpuisa.model_ptx import (
 )
 from gpuisa.sources.layout import PTX_SOURCE
 from gpuisa.sources.ptx_docs import documented_requirements
+from gpuisa.sources.ptx_restrictions import for_instruction, forbidder
 from gpuisa.sources.ptx_syntax import is_state_space, is_type, matching_template, split_form
 
 VENDOR = "nvidia"
@@ -379,6 +380,13 @@ def _unlisted_form(conn: sqlite3.Connection, sec: dict[str, Any], form: str) -> 
         return None
     tpl, form = found
     name, mods = split_form(form, names)
+    rule = forbidder(for_instruction(names, sec["section"]), lambda f: split_form(f, names))(form)
+    if rule is not None:                   # spelled by the Syntax, forbidden by the prose: not a form
+        return {"form": form, "section": sec["section"], "types": [m for m in mods if is_type(m)],
+                "modifiers": list(mods), "state_spaces": [m for m in mods if is_state_space(m)],
+                "operands": tpl.operands, "origin": f"excluded by {(sec['file'] or '').split('/')[0]}/{rule.cite}: "
+                f"{rule.reason}", "in_manual": False, "documented": None, "verified": None,
+                "sass": {}, "source": {"file": sec["file"], "line": tpl.line}}
     operands, line = (conn.execute("SELECT operands, line FROM ptx_forms WHERE instr_id=? AND in_manual=1 AND"
                                    " template=?", (sec["_id"], tpl.text)).fetchone() or (tpl.operands, sec["line"]))
     version, sm = documented_requirements(name, mods, names, [_stored_note(n) for n in sec["ptx_notes"]],

@@ -21,6 +21,7 @@ All runs are cached (gpuisa.verify.ptx_tools.Runner) and spread over the CPU cor
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -416,6 +417,7 @@ _FORM_WRONG = re.compile(r"Floating-point coordinates required|Integer coordinat
                          r"Incorrect type '.*' for operation|Illegal modifier 'Multi-sample geometry'")
 
 
+@functools.lru_cache(maxsize=65536)
 def _is_definitive(msg: str) -> bool:
     if _FORM_WRONG.search(msg):
         return True
