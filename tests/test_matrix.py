@@ -161,11 +161,17 @@ def test_scaled_mfma_applies_e8m0_per_32_k_values() -> None:
     assert not np.allclose(d, unscaled)
 
 
-def test_six_bit_packing_is_refused_not_guessed() -> None:
-    from gpuisa.semantics.errors import EvalError
-
-    with pytest.raises(EvalError, match="6-bit elements"):
-        mx.layout(mx.parse_name("v_mfma_scale_f32_16x16x128_f8f6f4"), "A", 6)
+def test_six_bit_mfma_items_pack_densely_across_registers() -> None:
+    """cdna4/README.md:1727: six registers read as one 192-bit register, 'item 4 in bits 35-30'."""
+    assert "item 4 in bits 35-30" in manual_line("cdna4", 1727)
+    shape = mx.parse_name("v_mfma_scale_f32_16x16x128_f8f6f4")
+    lay = mx.layout(shape, "A", 6)[0]
+    assert tuple(int(v) for v in lay[0, 4]) == (0, 0, 24) and tuple(int(v) for v in lay[0, 5]) == (0, 0, 30)
+    assert int((lay[..., 1] * 32 + lay[..., 2] + 5).max()) // 32 + 1 == 6
+    raw = np.random.default_rng(6).integers(0, 64, size=(1, 16, 128), dtype=np.uint64)
+    regs = mx.to_registers(shape, "A", raw, 6)
+    assert regs.shape == (6, 64) and (int(regs[0, 0]) >> 30) | ((int(regs[1, 0]) & 0xF) << 2) == int(raw[0, 0, 5])
+    assert (mx.from_registers(shape, "A", regs, 6) == raw).all()
 
 
 def test_fp8_matrix_inputs_take_the_arch_flavour() -> None:

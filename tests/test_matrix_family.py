@@ -140,9 +140,13 @@ def test_int4_inputs_are_checked() -> None:
     assert (d == -8 * 7 * 16).all()
 
 
-def test_lanes_of_sparse_forms_are_refused_not_guessed() -> None:
-    assert not mx.layout_known(mx.parse_name("v_smfmac_f32_16x16x32_f16"), "cdna3")
-    assert not mx.layout_known(mx.parse_name("v_wmma_f32_16x16x16_f16"), "cdna5")
+def test_layouts_known_where_a_source_gives_them() -> None:
+    """SMFMAC (cdna3/cdna4 sparse tables), cdna5 WMMA/SWMMAC (7.12.2-7.12.6) are modelled; rdna4 SWMMAC is refused
+    (its sources contradict each other: tests/test_matrix_layouts.py)."""
+    assert mx.layout_known(mx.parse_name("v_smfmac_f32_16x16x32_f16"), "cdna3")
+    assert mx.layout_known(mx.parse_name("v_wmma_f32_16x16x32_f16"), "cdna5")
+    assert mx.layout_known(mx.parse_name("v_swmmac_f32_16x16x64_f16"), "cdna5")
+    assert not mx.layout_known(mx.parse_name("v_swmmac_f32_16x16x32_f16"), "rdna4")
     assert mx.layout_known(mx.parse_name("v_mfma_f32_32x32x8_f16"), "cdna3")
 
 

@@ -27,9 +27,19 @@ def test_page_view_places_the_manual_cells() -> None:
 
 
 def test_sparse_and_unknown_layouts_say_so() -> None:
-    view = mx.page_view("V_SMFMAC_F32_16X16X32_F16", "cdna3")
+    view = mx.page_view("V_SWMMAC_F32_16X16X32_F16", "rdna4")
     assert view["sparse"] and view["layouts"] == [] and "not modelled" in view["layout_note"]
     assert mx.page_view("V_ADD_F32", "cdna3") is None
+
+
+def test_sparse_pages_draw_the_index_register() -> None:
+    """A sparse form's page draws the packed A and the index VGPR: cdna3 Table 35 puts set 0's code of V0[15:0] in
+    Vn[1:0] (cdna4/README.md:2169), so lane 0's v0[1:0] holds the code of A[0,0]."""
+    view = mx.page_view("V_SMFMAC_F32_16X16X32_F16", "cdna3")
+    grids = {g["operand"]: g for g in view["layouts"]}
+    assert set(grids) == {"A", "B", "C/D", "index"} and grids["A"]["size"] == "16x16 packed"
+    row = next(r for r in grids["index"]["rows"] if r["register"] == "v0[1:0]")
+    assert row["cells"][0] == "index[0,0]" and "Tables 35/37" in view["layout_note"]
 
 
 def test_instruction_page_draws_the_matrix(catalog) -> None:

@@ -79,8 +79,8 @@ def eval_matrix(name: str, arch: str, pairs: list[str], texts: Any, *, lanes: bo
     scales = {k: load_matrix(given[k], k).astype(np.int64) for k in ("scale_a", "scale_b") if k in given}
     d = mx.multiply(shape, mats["A"], mats["B"], mats["C"], arch=arch, a_code=codes.get("CBSZ"),
                     b_code=codes.get("BLGP"), **scales)
-    fa, bits_a = mx.element_format(shape.a, arch, codes.get("CBSZ"))
-    fb, bits_b = mx.element_format(shape.b, arch, codes.get("BLGP"))
+    fa, _ = mx.element_format(shape.a, arch, codes.get("CBSZ"))
+    fb, _ = mx.element_format(shape.b, arch, codes.get("BLGP"))
     out: dict[str, Any] = {"name": shape.name, "arch": arch, "source": doc.provenance.cite(),
                            "shape": {"M": shape.m, "N": shape.n, "K": shape.k, "blocks": shape.blocks,
                                      "A": fa, "B": fb, "C/D": shape.out, "wave": shape.wave},
@@ -89,18 +89,44 @@ def eval_matrix(name: str, arch: str, pairs: list[str], texts: Any, *, lanes: bo
     if not lanes:
         out["D"] = d2.astype(np.float64).tolist() if d2.dtype.kind == "f" else d2.tolist()
         return out
-    if shape.out != "f32":
-        raise GpuisaError(f"--lanes: {shape.out} C/D registers are not modelled; f32 only")
+    return {**out, "lanes": register_view(shape, arch, mats, d, scales, codes)}
+
+
+_REG_FORMATS = {"f32": ("f32", 32), "i32": ("i32", 32), "f16": ("f16", 16), "bf16": ("bf16", 16)}
+
+
+def register_view(shape: Any, arch: str, mats: dict[str, Any], d: Any, scales: dict[str, Any],
+                  codes: dict[str, int]) -> dict[str, list[list[str]]]:
+    """Registers x lanes (hex words) of A, B, C, D, and of the sparse index codes and scales, by the arch's layout."""
+    import numpy as np
+
+    from gpuisa.semantics import matrix as mx
+
     if not mx.layout_known(shape, arch):
-        raise GpuisaError(f"--lanes: the register layout of {shape.name} on {arch} is not modelled "
-                          "(sparse index registers, and WMMA outside RDNA3/RDNA4, have no layout source here)")
+        why = mx.RDNA4_SPARSE_NOTE if shape.family == "swmmac" else f"no source here gives the {arch} layout as text"
+        raise GpuisaError(f"--lanes: the register layout of {shape.name} on {arch} is not modelled ({why})")
+    if shape.c_type not in _REG_FORMATS or shape.out not in _REG_FORMATS:
+        raise GpuisaError(f"--lanes: {shape.out} C/D registers are not modelled")
+    fa, bits_a = mx.element_format(shape.a, arch, codes.get("CBSZ"))
+    fb, bits_b = mx.element_format(shape.b, arch, codes.get("BLGP"))
+
+    def blocked(arr: Any) -> Any:
+        arr = np.asarray(arr)
+        return arr.reshape(shape.blocks, *arr.shape[-2:])
+
+    a = blocked(mats["A"])
+    inputs = []
+    if shape.sparse:       # the registers hold the packed nonzeros and their 2-bit positions
+        a, index = mx.compress(a)
+        inputs.append(("index", index.reshape(*a.shape), "i8", 2))
+    inputs += [("A", a, fa, bits_a), ("B", blocked(mats["B"]), fb, bits_b),
+               ("C", blocked(mats["C"]), *_REG_FORMATS[shape.c_type]), ("D", blocked(d), *_REG_FORMATS[shape.out])]
     views = {}
-    for op, arr, fmt, bits in (("A", mats["A"], fa, bits_a), ("B", mats["B"], fb, bits_b),
-                               ("C", mats["C"], "f32", 32), ("D", d, "f32", 32)):
-        raw = mx.encode_elements(np.asarray(arr).reshape(shape.blocks, *np.asarray(arr).shape[-2:]), fmt)
+    for op, arr, fmt, bits in inputs:
+        raw = np.asarray(arr, dtype=np.uint64) if op == "index" else mx.encode_elements(arr, fmt)
         views[op] = [[f"{int(w):#010x}" for w in row] for row in mx.to_registers(shape, op, raw, bits, arch=arch)]
-    for k, sc in scales.items():   # (M x K/32) and (K/32 x N) as given -> (row or column, K block), OPSEL 0
-        raw = (sc if k == "scale_a" else sc.T).reshape(1, *(sc if k == "scale_a" else sc.T).shape)
-        views[k] = [[f"{int(w):#010x}" for w in row] for row in mx.to_registers(shape, k, raw, 8)]
-    out["lanes"] = views
-    return out
+    for k, sc in scales.items():   # (M x K/block) and (K/block x N) as given -> (row or column, K block), OPSEL 0
+        per_row = sc if k == "scale_a" else sc.T
+        raw = per_row.reshape(1, *per_row.shape)
+        views[k] = [[f"{int(w):#010x}" for w in row] for row in mx.to_registers(shape, k, raw, 8, arch=arch)]
+    return views

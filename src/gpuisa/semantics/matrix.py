@@ -332,13 +332,69 @@ def accumulation_bound(shape: MatrixShape, a: np.ndarray, b: np.ndarray, c: np.n
 # ------------------------------------------------------------------ register layouts
 
 
-# RDNA4 wave32 WMMA (rdna4/README.md:3216-3292): A and B are laid out alike with M (N) and K swapped: per element
-# bit width, which bits of K pick the lane half (lanes 16-31), the register and the position in it, from the
-# table at :3231 ("{ row[2], col[3:0] } { row[3], row[1] } row[0]" for 16-bit B: K[2] lane half, {K[3], K[1]}
-# register, K[0] position); K past 16 (32 for 4-bit) goes to "the next consecutive group of VGPRs" (:3341).
-# C/D (32-bit): matrix[row][col] -> VGPR[(row / 8) * 16 + col][row % 8] (:3292).
-RDNA4_AB_K_BITS = {16: ((2,), (3, 1), (0,)), 8: ((3,), (2,), (1, 0)), 4: ((4,), (3,), (2, 1, 0))}
+@dataclass(frozen=True, slots=True)
+class KSplit:
+    """A wave32 WMMA/SWMMAC A or B layout as the bits of K (most significant first) that pick the lane half
+    (lanes 16-31), the register and the element's position in it; K past one span goes to the next registers, and
+    rows (columns of B) 16-31 to the registers after all K. `regs` is how many registers one span fills where
+    elements run across register boundaries (cdna5 6-bit: 32 values in 6 VGPRs), else 2^len(reg)."""
+
+    half: tuple[int, ...]
+    reg: tuple[int, ...]
+    pos: tuple[int, ...]
+    source: str
+    regs: int = 0
+
+    @property
+    def span(self) -> int:
+        return 1 << (len(self.half) + len(self.reg) + len(self.pos))
+
+    @property
+    def span_regs(self) -> int:
+        return self.regs or (1 << len(self.reg))
+
+
+# RDNA4 wave32 WMMA (rdna4/README.md:3216-3292): per element bit width, from the field table at :3231
+# ("{ row[2], col[3:0] } { row[3], row[1] } row[0]" for 16-bit B: K[2] lane half, {K[3], K[1]} register, K[0]
+# position); A is B with M for N; K past 16 (32 for 4-bit) goes to "the next consecutive group of VGPRs" (:3341).
+RDNA4_AB = {16: KSplit((2,), (3, 1), (0,), "rdna4/README.md:3231"),
+            8: KSplit((3,), (2,), (1, 0), "rdna4/README.md:3231"),
+            4: KSplit((4,), (3,), (2, 1, 0), "rdna4/README.md:3231 (4-bit A 16x32: {col[4], row[3:0]} col[3] col[2:0])")}
+# the 4-bit 16x16 (K=16) row of the same table: "{ row[3], col[3:0] } 0 row[2:0]", one VGPR (Table 43, :3260:
+# "A=B=1 from first subv only"; LLVM: v_wmma_i32_16x16x16_iu4 v[2:9], v0, v1, v[2:9] in gfx12_asm_wmma_w32.s:329)
+RDNA4_AB_4BIT_K16 = KSplit((3,), (), (2, 1, 0), "rdna4/README.md:3231 (4-bit B 16x16: { row[3], col[3:0] } 0 row[2:0])")
+# cdna5 dense WMMA, 7.12.2 "Matrix Element Storage in VGPRs" (A tables; B is A with N for M, cdna5/README.md:3561).
+CDNA5_WMMA_AB = {
+    32: KSplit((1,), (0,), (), "cdna5/README.md:3587-3593 (32-bit A 16x4: K=0,1 in lanes 0-15, K=2,3 in 16-31)"),
+    16: KSplit((3,), (2, 1), (0,), "cdna5/README.md:3595-3604 (16-bit A 16x32: K=0..7 lanes 0-15, 8..15 lanes 16-31, "
+                                   "K=16-31 in VGPRs 4-7)"),
+    8: KSplit((3,), (4, 2), (1, 0), "cdna5/README.md:3606-3617 (8-bit A 16x64: K=0-3 V0, 4-7 V1, 8-11 V0 lanes 16-31, "
+                                    "16-19 V2; 'A 16x128 8-bit matrix is just two 16x64 matrices', :3617)"),
+    4: KSplit((5,), (4, 3), (2, 1, 0), "cdna5/README.md:3619-3630 (4-bit A 16x128: K=0-31 lanes 0-15 V0-3, 32-63 "
+                                       "lanes 16-31, K+64 in V4-7; 32x128: M=16..31 in the second set, :3630)"),
+}
+# cdna5 F8F6F4 / F4 forms, 7.12.6.1 "Matrix Data Layout" of the block-scale section (cdna5/README.md:3778-3821),
+# which the dense section points to for them (:3632). Its 8-bit table is not the dense one (K=16..19 sit in V0 of
+# lanes 16-31 here, in V2 of lanes 0-15 there): the two tables disagree and each instruction kind follows its own.
+CDNA5_F8F6F4_AB = {
+    8: KSplit((4,), (3, 2), (1, 0), "cdna5/README.md:3784-3799 (8-bit: K=0..15 lanes 0-15 V0-3, 16..31 lanes 16-31, "
+                                    "K+32 in V4-7)"),
+    6: KSplit((5,), (), (4, 3, 2, 1, 0), "cdna5/README.md:3801-3811 ({V5..V0} = {K=31..K=0} in lane 0; K=32..63 "
+                                         "lanes 16-31; K+64 in V6-11)", regs=6),
+    4: KSplit((5,), (4, 3), (2, 1, 0), "cdna5/README.md:3813-3821 (4-bit: K=0..31 lanes 0-15 V0-3, K+64 in V4-7)"),
+}
+# cdna5 SWMMAC, 7.12.4-5: B as written (cdna5/README.md:3657-3666 16-bit: 'Vn: lanes0-15 hold K=0 and K=1; lanes 16-31
+# hold K=16, K=17', K=32.. in Vn+8; :3694-3702 8-bit: Vn K=0..3 / 16..19, Vn+4 K=32..35, Vn+8.. K=64..127). The
+# packed A (M x K/2) takes the same split of its packed K: for 16-bit the index pseudocode says so (:3676-3681:
+# lane = col[5]*16 + row, code of packed K at bit 2*(packed K % 16), "bits[5:4] to V1[15:0]", :3672); for 8-bit
+# the manual gives only the index bits of V0-V3 (:3706), so A as B there is an inference (page note says so).
+CDNA5_SWMMAC_AB = {
+    16: KSplit((4,), (3, 2, 1), (0,), "cdna5/README.md:3657-3681"),
+    8: KSplit((4,), (3, 2), (1, 0), "cdna5/README.md:3694-3706"),
+}
 RDNA4_ARCHS = ("rdna4",)
+RDNA3_ARCHS = ("rdna3", "rdna3.5")
+SMFMAC_ARCHS = ("cdna3", "cdna4")
 
 
 def _k_field(k: np.ndarray, positions: tuple[int, ...]) -> np.ndarray:
@@ -348,65 +404,148 @@ def _k_field(k: np.ndarray, positions: tuple[int, ...]) -> np.ndarray:
     return out
 
 
+def _ksplit(shape: MatrixShape, arch: str | None, bits: int) -> KSplit | None:
+    """The K split of a wave32 A/B on this arch; None where A/B follow another rule (MFMA, RDNA3's copies)."""
+    if arch == "cdna5" and shape.family in ("wmma", "swmmac"):
+        table = (CDNA5_SWMMAC_AB if shape.sparse else
+                 CDNA5_F8F6F4_AB if shape.a == "f8f6f4" or shape.scaled else CDNA5_WMMA_AB)
+    elif arch in RDNA4_ARCHS and shape.family == "wmma":
+        if bits == 4 and shape.k == 16:
+            return RDNA4_AB_4BIT_K16
+        table = RDNA4_AB
+    else:
+        return None
+    if bits not in table:
+        raise EvalError(f"{shape.name}: {bits}-bit {arch} inputs have no layout table")
+    return table[bits]
+
+
 def layout_known(shape: MatrixShape, arch: str) -> bool:
-    """Whether layout() describes this instruction on this arch (module docstring: CDNA MFMA, RDNA3 WMMA;
-    RDNA4 WMMA from its manual's storage section)."""
-    if shape.sparse:
-        return False
-    return shape.family == "mfma" or arch in ("rdna3", "rdna3.5", *RDNA4_ARCHS)
+    """Whether layout() describes this instruction on this arch: every MFMA; SMFMAC on cdna3/cdna4 (their sparse
+    tables); WMMA on RDNA3 (inferred, see layout_note), RDNA4 and cdna5; SWMMAC on cdna5 (see sparse_note for rdna4)."""
+    if shape.family == "mfma":
+        return True
+    if shape.family == "smfmac":
+        return arch in SMFMAC_ARCHS
+    if shape.family == "swmmac":
+        return arch == "cdna5"
+    return arch in (*RDNA3_ARCHS, *RDNA4_ARCHS, "cdna5")
+
+
+# Why RDNA4 SWMMAC has no layout here: its index pseudocode (rdna4/README.md:3351-3352: idxLane = the A lane,
+# idxFirstBit = col[3:2]*4) needs each lane to hold 8 consecutive packed K of 16-bit A, while the field table's 16-bit
+# row (:3231, K[2] picks the lane half) gives lane 0 K=0-3 and 8-11: the two cannot both hold, and no third source
+# here decides.
+RDNA4_SPARSE_NOTE = ("rdna4's SWMMAC index pseudocode (rdna4/README.md:3351-3352) and its 16-bit field table (:3231) "
+                     "contradict each other on which packed K values a lane holds; no other source here decides")
+
+
+def _smfmac_ab(shape: MatrixShape, operand: str, bits: int, mn: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, ...]:
+    """cdna3/cdna4 SMFMAC A (packed M x K/2) and B: each lane group of M (N) lanes takes a chunk of K that fills 4
+    VGPRs of B (8 16-bit or 16 8-bit values: Tables 34/36, cdna4/README.md:2142-2191, 7.5.1.3 :2211-2290); K past one
+    chunk per lane group goes to the next 4 VGPRs (B[64][16] v4 k=32-33, :2215-2223). A's chunk is half B's: the packed
+    values of the same K, in 2 VGPRs (cdna3's forms, :2102) or 4 (cdna4's doubled K)."""
+    size = shape.m if operand == "A" else shape.n
+    groups = shape.wave // size
+    chunk = (128 // bits) // (2 if operand == "A" else 1)
+    lane = mn + size * ((k // chunk) % groups)
+    slot = k % chunk + chunk * (k // (chunk * groups))
+    return lane, (slot * bits) // 32, (slot * bits) % 32
 
 
 def layout(shape: MatrixShape, operand: str, bits: int, opsel: int = 0, arch: str | None = None) -> np.ndarray:
-    """For every element (block, row, col) of `operand` (A, B, C, D; scale_a, scale_b of scaled forms as
-    (row, K block) and (column, K block)): (lane, register, bit offset). `arch` picks RDNA4's WMMA layout
-    (otherwise a WMMA is laid out as on RDNA3)."""
-    rdna4 = shape.family == "wmma" and arch in RDNA4_ARCHS
+    """For every element (block, row, col) of `operand`: (lane, register, bit offset); an element of a width that
+    does not divide 32 may run on into the next register (cdna5 6-bit). Operands: A (M x K; a sparse form's packed
+    M x K/2), B, C, D; index (sparse forms: the 2-bit code of each packed A element, M x K/2; opsel picks the CDNA
+    index set, ABID); scale_a, scale_b of scaled forms as (row, K block) and (column, K block). `arch` picks the
+    arch's layout (without it: CDNA MFMA rules, RDNA3 WMMA)."""
+    ks = _ksplit(shape, arch, bits) if operand in ("A", "B") else None
     if operand in ("A", "B"):
         rows, cols = (shape.m, shape.k) if operand == "A" else (shape.k, shape.n)
+        if shape.sparse and operand == "A":
+            cols //= 2
         bi, ri, ci = np.meshgrid(np.arange(shape.blocks), np.arange(rows), np.arange(cols), indexing="ij")
         mn, k = (ri, ci) if operand == "A" else (ci, ri)      # the M (or N) index and the K index
-        size = shape.m if operand == "A" else shape.n
-        if rdna4:
-            if bits not in RDNA4_AB_K_BITS:
-                raise EvalError(f"{shape.name}: {bits}-bit RDNA4 WMMA inputs are not modelled")
-            half_b, reg_b, pos_b = RDNA4_AB_K_BITS[bits]
-            span = 1 << (len(half_b) + len(reg_b) + len(pos_b))          # K values one register group holds
-            lane = mn + 16 * _k_field(k, half_b)
-            reg = _k_field(k, reg_b) + (1 << len(reg_b)) * (k // span)
-            bit = _k_field(k, pos_b) * bits
+        if ks is not None:
+            flat = _k_field(k, ks.reg) * 32 + _k_field(k, ks.pos) * bits
+            k_all = cols if operand == "A" else rows
+            per_rows = -(-k_all // ks.span) * ks.span_regs             # registers of 16 rows (columns)
+            lane = mn % 16 + 16 * _k_field(k, ks.half)
+            reg = flat // 32 + ks.span_regs * (k // ks.span) + per_rows * (mn // 16)
+            return np.stack([lane, reg, flat % 32], axis=-1)
+        if shape.family == "smfmac":
+            lane, reg, bit = _smfmac_ab(shape, operand, bits, mn, k)
             return np.stack([lane, reg, bit], axis=-1)
+        if 32 % bits and shape.family != "mfma":
+            raise EvalError(f"{shape.name}: packing {bits}-bit elements across register boundaries is not modelled")
+        # MFMA 6-bit items are dense in 6 registers read as one 192-bit register, "item 4 in bits 35-30"
+        # (cdna4/README.md:1727): the item's bit offset below runs on into the next register
         if shape.family == "wmma":
             lane, slot = mn, k
         else:
+            size = shape.m if operand == "A" else shape.n
             per_lane = size * shape.k * shape.blocks // shape.wave
             lane = mn + size * bi + size * shape.blocks * (k // per_lane)
             slot = k % per_lane
         reg, bit = (slot * bits) // 32, (slot * bits) % 32
     elif operand in ("C", "D"):
         bi, ri, ci = np.meshgrid(np.arange(shape.blocks), np.arange(shape.m), np.arange(shape.n), indexing="ij")
-        if rdna4:
-            lane, reg = (ri // 8) * 16 + ci, ri % 8
+        bit = np.zeros_like(ri)
+        if arch in (*RDNA4_ARCHS, "cdna5") and shape.family in ("wmma", "swmmac") and bits in (16, 32):
+            # rdna4/README.md:3292 VGPR[(row / 8) * 16 + col][row % 8], 16-bit :3294 two rows per VGPR;
+            # cdna5/README.md:3563-3585, rows 16-31 of a 32x16 D in VGPRs 8-15 (:3573)
+            lane = ((ri // 8) % 2) * 16 + ci
+            per = 8 if bits == 32 else 4
+            reg = (ri % 8) // (32 // bits) + per * (ri // 16)
+            bit = 16 * (ri % 2) if bits == 16 else bit
+        elif bits != 32:
+            raise EvalError(f"{shape.name}: {bits}-bit C/D registers are not modelled")
         elif shape.family == "wmma":
             lane, reg = ci + 16 * (ri % 2), ri // 2
         else:
             tiles = shape.wave // shape.n                     # 4 x N tiles side by side in one register group
             t = bi * (shape.m // 4) + ri // 4
             lane, reg = ci + shape.n * (t % tiles), 4 * (t // tiles) + ri % 4
-        bit = np.zeros_like(reg)
-        if bits != 32:
-            raise EvalError(f"{shape.name}: {bits}-bit C/D registers are not modelled")
+    elif operand == "index" and shape.sparse:
+        return _index_layout(shape, arch, opsel)
     elif operand in ("scale_a", "scale_b") and shape.scaled:
-        # 64 E8M0 bytes, one per lane, in the byte OPSEL picks (cdna4/README.md:1964, :1967); which lane holds
-        # which (row, K block) is drawn, not written, in the manual: here the lane that holds those 32
-        # A (B) values, the CDNA input rule above (an assumption, stated)
-        size, blocks_k = (shape.m if operand == "scale_a" else shape.n), shape.k // SCALE_BLOCK
+        size, blocks_k = (shape.m if operand == "scale_a" else shape.n), shape.k // shape.scale_block
         _, ri, ci = np.meshgrid(np.arange(1), np.arange(size), np.arange(blocks_k), indexing="ij")
-        lane, reg, bit = ri + size * ci, np.zeros_like(ri), np.full_like(ri, 8 * opsel)
+        if arch == "cdna5":
+            # cdna5/README.md:3845-3890: one byte per (row, K block), 4 K blocks per VGPR (16 values per scale: two
+            # VGPRs); 16-row matrices in lanes 0-15, or 16-31 with SCL_OPSEL[0] (:3839); 32-row F4 in lanes 0-31
+            lane = ri + (16 * (opsel & 1) if size == 16 else 0)
+            reg, bit = ci // 4, 8 * (ci % 4)
+        else:
+            # 64 E8M0 bytes, one per lane, in the byte OPSEL picks (cdna4/README.md:1964, :1967); which lane holds
+            # which (row, K block) is drawn, not written, in the manual: here the lane that holds those 32
+            # A (B) values, the CDNA input rule above (an assumption, stated)
+            lane, reg, bit = ri + size * ci, np.zeros_like(ri), np.full_like(ri, 8 * opsel)
     else:
         raise EvalError(f"no matrix operand {operand} for {shape.name}")
-    if 32 % bits and operand in ("A", "B"):
-        raise EvalError(f"{shape.name}: packing {bits}-bit elements across register boundaries is not modelled")
     return np.stack([lane, reg, bit], axis=-1)
+
+
+def _index_layout(shape: MatrixShape, arch: str | None, opsel: int) -> np.ndarray:
+    """Where the 2-bit code of each packed A element sits: in the element's own lane, codes in the order of the
+    lane's packed values (register, then position), 2 bits each.
+
+    cdna3/cdna4 (Tables 35, 37 and 7.5.1.3, cdna4/README.md:2158-2169, :2193-2207, :2236-2262, :2291-2322): one VGPR,
+    `Vn[1:0]` for V0[15:0] (V0[7:0] for 8-bit) onwards; a lane's codes make one set and ABID (opsel here) picks the
+    set (:2106, :2110). cdna5 (:3670-3681, :3706): 16 codes per index VGPR, the lane's values past 16 in the next
+    VGPR (8-bit: 32 values, the LLVM operand v[32:33] of v_swmmac_*_16x16x128_* in gfx1250_asm_wmma_w32.s)."""
+    bits = element_format(shape.a, arch or "")[1]
+    a = layout(shape, "A", bits, arch=arch)
+    ordinal = (a[..., 1] * 32 + a[..., 2]) // bits
+    per_lane = int(ordinal.max()) + 1
+    if arch in SMFMAC_ARCHS:
+        sets = 32 // (2 * per_lane)
+        if not 0 <= opsel < max(sets, 1):
+            raise EvalError(f"{shape.name}: index set {opsel} (ABID) does not exist; one VGPR holds {sets}")
+        flat = 2 * ordinal + 2 * per_lane * opsel
+    else:
+        flat = 2 * ordinal
+    return np.stack([a[..., 0], flat // 32, flat % 32], axis=-1)
 
 
 def to_registers(shape: MatrixShape, operand: str, raw: np.ndarray, bits: int, opsel: int = 0,
@@ -416,12 +555,14 @@ def to_registers(shape: MatrixShape, operand: str, raw: np.ndarray, bits: int, o
     RDNA3 WMMA A/B lanes 16-31 repeat lanes 0-15 (rdna3/README.md:2611)."""
     lay = layout(shape, operand, bits, opsel, arch)
     raw = np.asarray(raw, dtype=np.uint64).reshape(lay.shape[:-1])
-    nregs = int(lay[..., 1].max()) + 1
-    regs = np.zeros((nregs, shape.wave), dtype=np.uint64)
-    mask = np.uint64((1 << bits) - 1)
-    np.bitwise_or.at(regs, (lay[..., 1].ravel(), lay[..., 0].ravel()),
-                     (raw.ravel() & mask) << lay[..., 2].ravel().astype(np.uint64))
-    if shape.family == "wmma" and operand in ("A", "B") and arch not in RDNA4_ARCHS:
+    reg, lane, bit = lay[..., 1].ravel(), lay[..., 0].ravel(), lay[..., 2].ravel().astype(np.uint64)
+    nregs = int((lay[..., 1] * 32 + lay[..., 2] + bits - 1).max()) // 32 + 1
+    regs = np.zeros((nregs + 1, shape.wave), dtype=np.uint64)
+    word = (raw.ravel() & np.uint64((1 << bits) - 1)) << bit          # at most 63 bits: low and next register
+    np.bitwise_or.at(regs, (reg, lane), word & np.uint64(0xFFFFFFFF))
+    np.bitwise_or.at(regs, (reg + 1, lane), word >> np.uint64(32))
+    regs = regs[:nregs]
+    if shape.family == "wmma" and operand in ("A", "B") and arch not in (*RDNA4_ARCHS, "cdna5"):
         regs[:, 16:32] = regs[:, 0:16]
     return regs.astype(np.uint32)
 
@@ -430,7 +571,9 @@ def from_registers(shape: MatrixShape, operand: str, regs: np.ndarray, bits: int
                    arch: str | None = None) -> np.ndarray:
     """Registers (regs x lanes) -> raw element encodings (blocks x rows x cols)."""
     lay = layout(shape, operand, bits, opsel, arch)
-    words = np.asarray(regs, dtype=np.uint64)[lay[..., 1], lay[..., 0]]
+    r = np.asarray(regs, dtype=np.uint64)
+    r = np.concatenate([r, np.zeros((1, r.shape[1]), dtype=np.uint64)])
+    words = r[lay[..., 1], lay[..., 0]] | (r[lay[..., 1] + 1, lay[..., 0]] << np.uint64(32))
     return (words >> lay[..., 2].astype(np.uint64)) & np.uint64((1 << bits) - 1)
 
 
@@ -441,6 +584,8 @@ def encode_elements(x: np.ndarray, fmt: str) -> np.ndarray:
         return x.astype(np.float16).view(np.uint16).astype(np.uint64)
     if fmt == "f32":
         return x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    if fmt == "i32":
+        return x.astype(np.int64).astype(np.int32).view(np.uint32).astype(np.uint64)
     if fmt in ("i8", "iu8", "iu4"):
         return x.astype(np.int64).astype(np.uint8).astype(np.uint64) & np.uint64(0xF if fmt == "iu4" else 0xFF)
     f = lowp.FORMATS[fmt]
@@ -457,7 +602,41 @@ def decode_elements(raw: np.ndarray, fmt: str) -> np.ndarray:
         return raw.astype(np.uint32).view(np.float32).astype(np.float64)
     if fmt == "i8":
         return raw.astype(np.uint8).view(np.int8).astype(np.int64)
+    if fmt == "i32":
+        return raw.astype(np.uint32).view(np.int32).astype(np.int64)
+    if fmt in ("iu8", "iu4"):      # signed, as the NEG bit set says (rdna3/README.md:2389)
+        bits = 8 if fmt == "iu8" else 4
+        r = raw.astype(np.int64)
+        return np.where(r >= 1 << (bits - 1), r - (1 << bits), r)
     return lowp.decode(raw, lowp.FORMATS[fmt]).astype(np.float64)
+
+
+def run_registers(shape: MatrixShape, arch: str, regs: dict[str, np.ndarray], *, a_code: int | None = None,
+                  b_code: int | None = None, opsel: int = 0) -> np.ndarray:
+    """The instruction on its per-lane register view: registers of A, B, C (index for sparse forms; scale_a,
+    scale_b for scaled ones, E8M0) -> the registers of D. A sparse A is expanded from its packed values and 2-bit
+    codes (SMFMAC: codes of set `opsel`, ABID) as the manuals' expansion pseudocode does (cdna5/README.md:3673-3688)."""
+    fa, bits_a = element_format(shape.a, arch, a_code)
+    fb, bits_b = element_format(shape.b, arch, b_code)
+    c_fmt = {"f32": "f32", "i32": "i32", "f16": "f16", "bf16": "bf16"}[shape.c_type]
+    d_fmt = {"f32": "f32", "i32": "i32", "f16": "f16", "bf16": "bf16", "f64": "f64"}[shape.out]
+    if "f64" in (c_fmt, d_fmt) or shape.a == "f64":
+        raise EvalError(f"{shape.name}: 64-bit registers are not modelled")
+    c_bits, d_bits = (32 if c_fmt in ("f32", "i32") else 16), (32 if d_fmt in ("f32", "i32") else 16)
+    a = decode_elements(from_registers(shape, "A", regs["A"], bits_a, arch=arch), fa)
+    if shape.sparse:
+        codes = from_registers(shape, "index", regs["index"], 2, opsel, arch).astype(np.int64)
+        a = expand(a.reshape(*a.shape[:-1], -1, SPARSE_KEPT), codes.reshape(*codes.shape[:-1], -1, SPARSE_KEPT),
+                   shape.k)
+    b = decode_elements(from_registers(shape, "B", regs["B"], bits_b, arch=arch), fb)
+    c = decode_elements(from_registers(shape, "C", regs["C"], c_bits, arch=arch), c_fmt)
+    scales = {}
+    for k in ("scale_a", "scale_b"):
+        if shape.scaled and k in regs:
+            raw = from_registers(shape, k, regs[k], 8, opsel, arch)[0].astype(np.int64)
+            scales[k] = raw if k == "scale_a" else raw.T
+    d = multiply(shape, a, b, c, arch=arch, a_code=a_code, b_code=b_code, **scales)
+    return to_registers(shape, "D", encode_elements(d, d_fmt), d_bits, arch=arch)
 
 
 # ------------------------------------------------------------------ the instruction page's matrix section
@@ -478,25 +657,56 @@ def page_view(name: str, arch: str) -> dict | None:
                   "sparse": shape.sparse, "scaled": shape.scaled, "scale_block": shape.scale_block,
                   "layouts": [], "layout_note": ""}
     if not layout_known(shape, arch):
-        view["layout_note"] = ("The register layout is not modelled: " +
-                               ("the sparse index registers' layout has no source here." if shape.sparse else
-                                f"no source in the manuals read here gives the {arch} WMMA layout as text."))
+        view["layout_note"] = "The register layout is not modelled: " + (
+            RDNA4_SPARSE_NOTE + "." if shape.family == "swmmac" and arch in RDNA4_ARCHS else
+            f"no source in the manuals read here gives the {arch} {shape.family.upper()} layout as text.")
         return view
+    d_bits = 32 if shape.out in ("f32", "i32") else 16
+    ops = [("A", bits_a), ("B", bits_b), ("D", d_bits)] + ([("index", 2)] if shape.sparse else [])
     try:
-        grids = [_grid(shape, op, bits, arch) for op, bits in (("A", bits_a), ("B", bits_b), ("D", 32))]
+        grids = [_grid(shape, op, bits, arch) for op, bits in ops]
     except EvalError as exc:
         view["layout_note"] = f"The register layout is not modelled: {exc.reason}"
         return view
     view["layouts"] = grids
-    view["layout_note"] = ("From the rdna4 manual's matrix storage section (rdna4/README.md:3216-3292; its field "
-                           "table is garbled in conversion, A is read as B with M and K swapped as the text says)."
-                           if shape.family == "wmma" and arch in RDNA4_ARCHS else
-                           "Inferred, not read from a source: the WMMA layout's diagrams are images "
-                           "(rdna3/README.md:2625-2629); lanes 16-31 repeat lanes 0-15 for A and B (:2611)."
-                           if shape.family == "wmma" else
-                           "From the cdna3 manual's layout rules and example tables (cdna3/README.md:1552-1642), "
-                           "generalised to every shape and block count.")
+    view["layout_note"] = layout_note(shape, arch)
     return view
+
+
+def layout_note(shape: MatrixShape, arch: str) -> str:
+    """Where the layout layout() gives for this instruction comes from, in a sentence with its source lines."""
+    if shape.family == "mfma":
+        return ("From the cdna3 manual's layout rules and example tables (cdna3/README.md:1552-1642), "
+                "generalised to every shape and block count.")
+    if shape.family == "smfmac":
+        return ("B as the sparse tables print it (cdna4/README.md:2142-2191, :2211-2290); the packed A holds the "
+                "nonzeros of the same K as B's lanes, in 2 VGPRs (cdna3's forms, :2102) or 4 (cdna4's doubled K); "
+                "index codes from Tables 35/37 and 7.5.1.3 (:2158-2169, :2193-2207, :2236-2322), ABID picks the set; "
+                "C/D as MFMA (cdna3/README.md:1579-1583).")
+    if arch == "cdna5" and shape.family == "swmmac":
+        return ("From the cdna5 manual's sparse sections (cdna5/README.md:3645-3706): B as written, the 16-bit "
+                "packed A and its index codes from the expansion pseudocode (:3673-3688); the 8-bit packed A is "
+                "read as B (the manual gives only its index bits, :3706: an inference); C/D from :3563-3585.")
+    if arch == "cdna5":
+        which = ("block-scale section's data and scale tables (cdna5/README.md:3778-3890)"
+                 if shape.a == "f8f6f4" or shape.scaled else "7.12.2 tables (cdna5/README.md:3549-3630)")
+        return f"From the cdna5 manual's {which}; C/D from :3563-3585."
+    if arch in RDNA4_ARCHS:
+        return ("From the rdna4 manual's matrix storage section (rdna4/README.md:3216-3292; its field "
+                "table is garbled in conversion, A is read as B with M and K swapped as the text says).")
+    return RDNA3_NOTE
+
+
+# Why the RDNA3 WMMA layout stays inferred: its only statement of the layout is a diagram (an image,
+# rdna3/README.md:2625-2629; the text of the GPUOpen note it cites, :2586, is not in the sources). What text and
+# tools do fix: lanes 0-15 copied into 16-31 for A and B (:2611); A column-major, B, C and D row-major (:2625);
+# operand widths in LLVM (gfx11_asm_wmma.s: v_wmma_f32_16x16x16_f16 v[16:23], v[0:7], v[8:15], wave32 -- 8 VGPRs
+# of A: one lane holds a whole 16-value K row; 8 of D: 8 of a column's 16 values per lane). The split of D's rows
+# between the lane halves (row parity here) is the one fact only the image gives.
+RDNA3_NOTE = ("Inferred in part: the WMMA layout is given as a diagram (an image, rdna3/README.md:2625-2629). Text and "
+              "LLVM fix the rest: A/B lanes 16-31 repeat lanes 0-15 (:2611), A column-major and C/D row-major (:2625), "
+              "8 VGPRs of A, B and f32 D per lane (LLVM gfx11_asm_wmma.s); which D rows go to lanes 16-31 (odd rows "
+              "here) only the image shows.")
 
 
 def _grid(shape: MatrixShape, operand: str, bits: int, arch: str) -> dict:
@@ -510,9 +720,19 @@ def _grid(shape: MatrixShape, operand: str, bits: int, arch: str) -> dict:
                 label = f"{operand}[{i},{j}]" if blocks == 1 else f"{operand}[{b},{i},{j}]"
                 cells.setdefault((reg, bit), {})[lane] = label
     lanes = shape.wave
-    out_rows = [{"register": f"v{reg}" + (f"[{bit + bits - 1}:{bit}]" if bits < 32 else ""),
-                 "cells": [row.get(lane, "") for lane in range(lanes)]}
+    out_rows = [{"register": _bits_label(reg, bit, bits), "cells": [row.get(lane, "") for lane in range(lanes)]}
                 for (reg, bit), row in sorted(cells.items())]
-    size = {"A": (shape.m, shape.k), "B": (shape.k, shape.n), "D": (shape.m, shape.n)}[operand]
-    return {"operand": "C/D" if operand == "D" else operand, "size": f"{size[0]}x{size[1]}", "lanes": list(range(lanes)),
+    kp = shape.k // 2 if shape.sparse else shape.k
+    size = {"A": f"{shape.m}x{kp}" + (" packed" if shape.sparse else ""), "B": f"{shape.k}x{shape.n}",
+            "D": f"{shape.m}x{shape.n}", "index": f"{shape.m}x{kp}, a 2-bit code per packed A value"}[operand]
+    return {"operand": "C/D" if operand == "D" else operand, "size": size, "lanes": list(range(lanes)),
             "rows": out_rows}
+
+
+def _bits_label(reg: int, bit: int, bits: int) -> str:
+    """v3, v3[15:0], or v4[31:30]+v5[3:0] for an element that runs into the next register."""
+    if bits == 32:
+        return f"v{reg}"
+    if bit + bits <= 32:
+        return f"v{reg}[{bit + bits - 1}:{bit}]"
+    return f"v{reg}[31:{bit}]+v{reg + 1}[{bit + bits - 33}:0]"
