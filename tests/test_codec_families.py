@@ -1,13 +1,14 @@
 """Encoding families beyond the plain ALU words, each on one LLVM check line (asm and bytes read from
 the test file itself): NSA / partial-NSA image addresses, buffer formats, matrix AGPRs, VOPC SDWA,
-VOP3B carry-out, the fmaak constant, fake16's invalid-register note. Decode must print LLVM's text,
-encode must give LLVM's bytes."""
+VOP3B carry-out, the fmaak constant, fake16's invalid-register note, VOPD pairs (X :: Y, one shared
+literal, VDSTY's implied LSB) and real-true16 VGPR halves (bit 7 in VOP1/VOP2/VOPC, OPSEL in VOP3).
+Decode must print LLVM's text, encode must give LLVM's bytes."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.codec_support import llvm_check
+from tests.codec_support import MC, llvm_check
 
 CASES = [
     # (check line, target, directions) -- "both": asm -> bytes and bytes -> asm
@@ -20,6 +21,14 @@ CASES = [
     ("AMDGPU/gfx9_asm_vop3_e64.s", 5159, "gfx900", "both"),              # VOP3B carry-out in SDST
     ("Disassembler/AMDGPU/gfx11_dasm_vop2.txt", 476, "gfx1100", "both"),  # fmaak: K is the literal dword
     ("Disassembler/AMDGPU/gfx11_dasm_vopc-fake16.txt", 66, "gfx1100", "decode"),  # VS_32_Lo128 note
+    ("AMDGPU/gfx11_asm_vopd_features.s", 67, "gfx1100", "both"),         # VOPD: cndmask reads VCC unnamed
+    ("AMDGPU/gfx11_asm_vopd_features.s", 91, "gfx1100", "both"),         # VOPD: fmaak and fmamk share K
+    ("AMDGPU/gfx12_asm_vopd_features.s", 95, "gfx1200", "both"),         # VOPD: fmamk K and Y's literal
+    ("AMDGPU/gfx11_asm_vop1.s", 244, "gfx1100", "true16"),               # v1.h: bit 7 of SRC0
+    ("AMDGPU/gfx12_asm_vop2.s", 179, "gfx1200", "true16"),               # v5.h, v2.h: bit 7 of VDST / VSRC1
+    ("AMDGPU/gfx11_asm_vop3.s", 2295, "gfx1100", "true16"),              # VOP3: halves in OPSEL
+    ("AMDGPU/gfx11_asm_vop3_from_vopc.s", 496, "gfx1100", "true16"),     # op_sel with a scalar result's entry
+    ("AMDGPU/gfx11_asm_vop3_dpp16_from_vop1.s", 83, "gfx1100", "true16"),  # VOP3 DPP: op_sel the row lacks
 ]
 
 
@@ -38,8 +47,11 @@ def test_llvm_check_line(codec_env, rel, line, target, directions):
 
     asm, data = llvm_check(rel, line)
     assert asm and data                      # the premise: the line pairs LLVM's text with its bytes
-    [d] = decode(data, target)
+    true16 = directions == "true16"
+    if true16:   # the premise: the file's RUN lines check real-true16 syntax
+        assert any("+real-true16" in x for x in (MC / rel).read_text().splitlines()[:12] if "RUN:" in x)
+    [d] = decode(data, target, true16=true16)
     assert d.valid and " ".join(d.text.split()) == " ".join(asm.split())
-    if directions == "both":
+    if directions in ("both", "true16"):
         [e] = encode(asm, target)
         assert e.data == data

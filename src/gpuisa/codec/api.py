@@ -36,17 +36,18 @@ def parse_hex(tokens: list[str]) -> bytes:
     return bytes(out)
 
 
-def decode(data: bytes, target: str, catalog: Path | None = None) -> list[Decoded]:
-    """Decode raw instruction bytes, or every kernel of an AMDGPU ELF code object, for a gfx target."""
+def decode(data: bytes, target: str, catalog: Path | None = None, true16: bool = False) -> list[Decoded]:
+    """Decode raw instruction bytes, or every kernel of an AMDGPU ELF code object, for a gfx target
+    (`true16`: 16-bit VGPRs printed as v1.l / v1.h, llvm-mc's -mattr=+real-true16)."""
     if is_elf(data):
         out: list[Decoded] = []
         for rng in code_ranges(data, "input"):
-            out += decode_bytes(rng.data, target, catalog, base=rng.offset, symbol=rng.name)
+            out += decode_bytes(rng.data, target, catalog, base=rng.offset, symbol=rng.name, true16=true16)
         return out
-    return decode_bytes(data, target, catalog)
+    return decode_bytes(data, target, catalog, true16=true16)
 
 
-def decode_file(path: Path, target: str, catalog: Path | None = None) -> list[Decoded]:
+def decode_file(path: Path, target: str, catalog: Path | None = None, true16: bool = False) -> list[Decoded]:
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -56,9 +57,9 @@ def decode_file(path: Path, target: str, catalog: Path | None = None) -> list[De
     if is_elf(data):
         out: list[Decoded] = []
         for rng in code_ranges(data, str(path)):
-            out += decode_bytes(rng.data, target, catalog, base=rng.offset, symbol=rng.name)
+            out += decode_bytes(rng.data, target, catalog, base=rng.offset, symbol=rng.name, true16=true16)
         return out
-    return decode_bytes(data, target, catalog)
+    return decode_bytes(data, target, catalog, true16=true16)
 
 
 def encode(text: str, target: str, catalog: Path | None = None) -> list[Encoded]:

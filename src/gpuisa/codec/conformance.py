@@ -2,8 +2,9 @@
 every assembler example encoded (source line -> LLVM's bytes), per target and encoding family,
 with the top failure classes and a sample of each (file:line).
 
-Examples written in LLVM's real-true16 syntax (v1.l / v1.h) are counted apart as skipped: the
-codec prints and parses the fake16 spelling (whole VGPRs) that llvm-mc uses by default.
+Examples checked with `-mattr=+real-true16` (or whose text shows v1.l / v1.h) are decoded in
+real-true16 syntax, the others in fake16 syntax (whole VGPRs); VOPD pairs (`X :: Y`) are counted
+like any other example.
 
 An assembler test's check line is what llvm-mc's *printer* made of the parsed source line, not
 what its disassembler makes of the bytes: some lines do not round-trip (gfx9 MIMG prints a 1-dword
@@ -119,6 +120,20 @@ def wants_wave64(ex: McExample, target: str) -> bool | None:
     return next(iter(w64)) if len(w64) == 1 else None
 
 
+_HALF_TEXT = re.compile(r"\bv\d+\.[lh]\b")
+
+
+def wants_true16(ex: McExample, target: str) -> bool:
+    """Whether an example was checked in real-true16 syntax on `target`: its RUN line says
+    +real-true16, or its text shows a VGPR half (v1.l / v1.h) and no RUN line says -real-true16."""
+    if generation(target) < 11:
+        return False
+    mattrs = [r.mattr for r in ex.runs if r.target == target] or list(ex.mattrs)
+    if any("-real-true16" in m for m in mattrs):
+        return False
+    return any("+real-true16" in m for m in mattrs) or bool(_HALF_TEXT.search(ex.asm))
+
+
 def _run_mattr(ex: McExample, target: str, w64: bool) -> str:
     """The -mattr of the RUN line that checked `ex` on `target` with the wave size the codec used."""
     runs = [r for r in ex.runs if r.target == target]
@@ -178,21 +193,20 @@ def check_target(examples: list[McExample], target: str, catalog: Path | None = 
     mine = [ex for ex in examples if target in ex.targets and ex.bytes]
     if sample is not None and len(mine) > sample:
         mine = random.Random(seed).sample(mine, sample)
-    coders: dict[bool, tuple[_Decoder, _Encoder]] = {}
+    coders: dict[tuple[bool, bool], tuple[_Decoder, _Encoder]] = {}
     pending: list[tuple] = []    # assembler examples whose bytes the codec prints unlike the check line
     for ex in mine:
-        if any("+real-true16" in m for m in ex.mattrs) and re.search(r"\bv\d+\.[lh]\b", ex.asm):
-            rep.skipped["real-true16 syntax (v1.l / v1.h)"] += 1
-            continue
-        if "::" in ex.asm:
-            rep.skipped["VOPD pair (not decoded yet)"] += 1
-            continue
         w64 = wants_wave64(ex, target)
         w64 = (generation(target) < 10) if w64 is None else w64
-        if w64 not in coders:
+        t16 = wants_true16(ex, target)
+        if t16:
+            rep.notes["real-true16 examples (v1.l / v1.h syntax), included"] += 1
+        if "::" in ex.asm:
+            rep.notes["VOPD pairs, included"] += 1
+        if (w64, t16) not in coders:
             t = tables_for(target, catalog, wave64=w64)
-            coders[w64] = (_Decoder(t), _Encoder(t))
-        dec, enc = coders[w64]
+            coders[(w64, t16)] = (_Decoder(t, true16=t16), _Encoder(t, true16=t16))
+        dec, enc = coders[(w64, t16)]
         # decode: LLVM's bytes must print as LLVM's text (when the check line shows the text)
         d = dec.decode(ex.bytes, 0)
         if ex.direction == "asm" and not printed.has_text(ex):

@@ -7,6 +7,7 @@ Invalid words become `Decoded(valid=False)` entries of 4 bytes and decoding resu
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
 from gpuisa.codec import formats, image, waitcnt
@@ -26,7 +27,10 @@ from gpuisa.codec.tables import (
     field_for,
     get_bits,
     mai_acc,
+    op_sel_has_dst,
     scale_of,
+    sixteen_bit_operands,
+    vopd_y_vdst,
 )
 
 
@@ -48,6 +52,8 @@ class Decoded:
                 self.name.lower(), "encoding": self.encoding, "valid": self.valid, **({"reason": self.reason}
                                                                                    if self.reason else {})}
 
+
+_VGPR_TEXT = re.compile(r"^v(\d+)(?:/\*.*\*/)?$")    # one VGPR, maybe with llvm-mc's Lo128 note
 
 MEMO_LIMIT = 1 << 20     # distinct first dwords remembered per decoder (bounds memory on huge inputs)
 
@@ -121,9 +127,10 @@ def _is_float(mnemonic: str) -> bool:
 class _Decoder:
     """Decodes one instruction at a position; holds the pieces the printers share."""
 
-    def __init__(self, tables: TargetTables) -> None:
+    def __init__(self, tables: TargetTables, true16: bool = False) -> None:
         self.t = tables
         self.gen = tables.gen
+        self.true16 = true16 and tables.gen >= 11      # print 16-bit VGPRs as v1.l / v1.h (real-true16)
         self._img: tuple[int, str] | None = None    # image vdata dwords and vaddr text of the word being printed
         self._base = ""                              # mnemonic of the form being printed
         # decodings already made, by first dword: [(bytes, text, name, encoding)]; code repeats its
@@ -139,6 +146,11 @@ class _Decoder:
             for lay in lays:
                 n = lay.width // 8
                 word = int.from_bytes(data[pos:pos + n], "little")
+                if lay.pairs:    # VOPD: both halves' opcodes must name an instruction
+                    fx = lay.pairs.get("X", {}).get(get_bits(word, lay.fields["OPX"]))
+                    if fx is not None and get_bits(word, lay.fields["OPY"]) in lay.pairs.get("Y", {}):
+                        return lay, fx, word
+                    continue
                 form = lay.forms.get(get_bits(word, lay.op_bits))
                 if form is None or not form.rows:
                     continue
@@ -185,6 +197,8 @@ class _Decoder:
     # ------------------------------------------------------------------ rendering
 
     def render(self, lay: Layout, form: Form, data: bytes, pos: int) -> tuple[str, int]:
+        if lay.pairs:
+            return self._render_pair(lay, data, pos)
         size = lay.width // 8
         word = int.from_bytes(data[pos:pos + size], "little")
         f = lay.fields
@@ -218,6 +232,18 @@ class _Decoder:
         mods: list[str] = []
         src_index = 0
         dpp16 = variant in ("_dpp", "_e64_dpp")
+        halves = sixteen_bit_operands(self.t, form, variant) if self.true16 else ()
+        vop3 = form.encoding in VOP3_ENCODINGS or variant.startswith("_e64")
+        if halves and vop3 and "OPSEL" in f and not any(o.name == "op_sel" for o in row.operands):
+            # real-true16 prints OPSEL of a VOP3 form whose row lists no op_sel (gfx11_asm_vop3_from_vop2.s:
+            # v_add_f16_e64 v5.l, v1.h, v2.l op_sel:[1,0,0])
+            sel = get_bits(word, f["OPSEL"])
+            srcs = sum(1 for o in row.operands if o.role == "src")
+            vals = [(sel >> i) & 1 for i in range(srcs)]
+            if op_sel_has_dst(row, form.base, variant):
+                vals.append((sel >> 3) & 1)
+            if any(vals):
+                mods.append(f"op_sel:[{','.join(map(str, vals))}]")
         for op in row.operands:
             if op.role == "modifier":
                 if (dpp16 and op.name in DPP16_MODIFIERS) or self._img is not None:
@@ -227,6 +253,8 @@ class _Decoder:
                     mods.append(m)
                 continue
             text = self._operand(op, lay, word, literal, is_float, variant, ext)
+            if op.name in halves and text is not None:
+                text = self._half(text, op, lay, word, vop3, src_index)
             if lay.name == MAI_LAYOUT and text and text[0] == "v" and "a" in op.accepts and \
                     mai_acc(lay, field_for(op, lay), word):
                 text = "a" + text[1:]
@@ -257,6 +285,49 @@ class _Decoder:
         if mods:
             out += " " + " ".join(mods)
         return out, size
+
+    def _half(self, text: str, op: Operand, lay: Layout, word: int, vop3: bool, src_index: int) -> str:
+        """A 16-bit VGPR in real-true16 syntax (tables.sixteen_bit_operands): VOP3 takes the half from
+        OPSEL, VOP1/VOP2/VOPC from bit 7 of the register number."""
+        m = _VGPR_TEXT.match(text)
+        if m is None:
+            return text
+        n = int(m.group(1))
+        if vop3:
+            sel = get_bits(word, lay.fields["OPSEL"]) if "OPSEL" in lay.fields else 0
+            hi = (sel >> (3 if op.role == "dst" else src_index)) & 1
+        else:
+            n, hi = n & 0x7F, n >> 7
+        return f"v{n}.{'h' if hi else 'l'}"
+
+    def _render_pair(self, lay: Layout, data: bytes, pos: int) -> tuple[str, int]:
+        """A VOPD word: `X :: Y`, each half printed from its half layout (tables.VOPD_HALF_FIELDS);
+        one literal dword follows when either half reads one (SRC0 = 255, or fmaak / fmamk's K)."""
+        size = lay.width // 8
+        word = int.from_bytes(data[pos:pos + size], "little")
+        f = lay.fields
+        halves = (("X", lay.pairs["X"][get_bits(word, f["OPX"])]), ("Y", lay.pairs["Y"][get_bits(word, f["OPY"])]))
+        wide = word | (vopd_y_vdst(word, f) << 64)
+        literal = None
+        if any(get_bits(word, f[n]) == LITERAL for n in ("SRCX0", "SRCY0")) or any(
+                o.name in K_OPERANDS for _h, form in halves for o in form.rows[""].operands):
+            if len(data) < pos + size + 4:
+                raise _Undecodable(f"truncated: {halves[0][1].base} has a literal constant and needs {size + 4} bytes")
+            literal = int.from_bytes(data[pos + size:pos + size + 4], "little")
+            size += 4
+        texts = []
+        for _half, form in halves:
+            hl = self.t.layouts[form.layout]
+            is_float = _is_float(form.base)
+            shown = []
+            for op in form.rows[""].operands:
+                if op.role == "modifier" or op.name == "vcc" or (op.optional and set(op.accepts) <= {"vcc", "vcc_lo"}):
+                    continue   # v_dual_cndmask_b32 reads VCC without naming it (gfx11_asm_vopd.s)
+                text = self._operand(op, hl, wide, literal, is_float, "", 0)
+                if text is not None:
+                    shown.append(text)
+            texts.append(form.base + (" " + ", ".join(shown) if shown else ""))
+        return " :: ".join(texts), size
 
     def _unused_modifier_bits(self, lay: Layout, word: int, row: Row) -> None:
         """A VOP3 word whose instruction has no such modifier must have its bits clear: LLVM's encodings
@@ -566,8 +637,8 @@ class _Decoder:
             v = bit("OPSEL")
             n = len([o for o in row.operands if o.role == "src"])
             vals = [(v >> i) & 1 for i in range(n)]
-            if form.encoding != "VOP3P":   # VOP3 OPSEL: one bit per source, bit 3 for the destination
-                vals.append((v >> 3) & 1)
+            if form.encoding != "VOP3P" and op_sel_has_dst(row, form.base, variant):
+                vals.append((v >> 3) & 1)    # VOP3 OPSEL: one bit per source, bit 3 for the destination
             return f"op_sel:[{','.join(map(str, vals))}]" if any(vals) else None
         if name in ("op_sel_hi", "m_op_sel_hi") and "OPSEL_HI" in f:
             hi = bit("OPSEL_HI") | (bit("OPSEL_HI2") << 2)
@@ -667,13 +738,14 @@ def _dpp_ctrl(ctrl: int, gen: int) -> str:
     raise _Undecodable(f"DPP control 0x{ctrl:x} is reserved")
 
 
-def decode_bytes(data: bytes, target: str, catalog=None, base: int = 0, symbol: str = "") -> list[Decoded]:
+def decode_bytes(data: bytes, target: str, catalog=None, base: int = 0, symbol: str = "",
+                 true16: bool = False) -> list[Decoded]:
     """Every instruction in `data` (raw little-endian words) for one gfx target; offsets start at `base`."""
     from dataclasses import replace
 
     from gpuisa.codec.tables import tables_for
 
-    dec = _Decoder(tables_for(target, catalog))
+    dec = _Decoder(tables_for(target, catalog), true16=true16)
     out: list[Decoded] = []
     pos = 0
     while pos < len(data):

@@ -28,8 +28,10 @@ from gpuisa.codec.tables import (
     docs_dir,
     field_for,
     get_bits,
+    op_sel_has_dst,
     put_bits,
     scale_of,
+    sixteen_bit_operands,
 )
 from gpuisa.errors import GpuisaError
 
@@ -124,12 +126,14 @@ class _Attempt(Exception):
 
 
 class _Encoder:
-    def __init__(self, tables: TargetTables) -> None:
+    def __init__(self, tables: TargetTables, true16: bool = False) -> None:
         self.t = tables
         self.gen = tables.gen
+        self.true16 = true16   # kept for callers; v1.l / v1.h are parsed on gfx11+ whatever it says
         self._st = _State(0)     # the instruction being built (encode_form sets it)
         self._mnemonic = ""
         self._form: Form | None = None
+        self._variant = ""
 
     # ------------------------------------------------------------------ line level
 
@@ -185,6 +189,8 @@ class _Encoder:
             return None    # a label: offsets are not resolved, so only numeric branch targets are taken
         if body.startswith("."):
             raise AsmError(line_no, lead + 1, f"directive {body.split()[0]} is not supported by this assembler")
+        if "::" in body:
+            return self._encode_pair(body, lead, line_no)
         parts = body.split(None, 1)
         mnemonic = parts[0].lower()
         rest = parts[1] if len(parts) > 1 else ""
@@ -212,6 +218,47 @@ class _Encoder:
         assert best is not None
         raise AsmError(line_no, best.col, best.message)
 
+    def _encode_pair(self, body: str, lead: int, line_no: int) -> Encoded:
+        """`X :: Y`: a VOPD word from its two halves, each encoded on its half layout
+        (tables.VOPD_HALF_FIELDS); the halves share one literal dword."""
+        if not self.t.pair_layout:
+            raise AsmError(line_no, lead + 1, f"{self.t.target} has no VOPD (dual-issue) encoding")
+        lay = self.t.layouts[self.t.pair_layout]
+        left, right = body.split("::", 1)
+        word, literal, names = 0, None, []
+        vdst = {}
+        for half, text, col in (("X", left, lead + 1), ("Y", right, lead + 3 + len(left))):
+            stripped = text.strip()
+            col += len(text) - len(text.lstrip())
+            parts = stripped.split(None, 1)
+            mnemonic = parts[0].lower() if parts else ""
+            form = self.t.pairs[half].get(mnemonic)
+            if form is None:
+                other = "X" if half == "Y" else "Y"
+                why = f" (it is a VOPD {other} operation only)" if mnemonic in self.t.pairs[other] else ""
+                raise AsmError(line_no, col, f"{mnemonic!r} is not a VOPD {half} operation on {self.t.target}{why}")
+            rest = parts[1] if len(parts) > 1 else ""
+            operands, mods = _split(rest, col + len(stripped) - len(rest)) if rest else ([], [])
+            try:
+                self.encode_form(form, "", operands, mods, mnemonic)
+            except _Attempt as exc:
+                raise AsmError(line_no, exc.col, exc.message) from None
+            st = self._st
+            if st.literal is not None:
+                if literal is not None and literal != st.literal:
+                    raise AsmError(line_no, col, "the two halves of a VOPD instruction share one literal constant")
+                literal = st.literal
+            half_lay = self.t.layouts[form.layout]
+            vdst[half] = get_bits(st.word, half_lay.fields["VDST"])
+            word |= st.word & ((1 << lay.width) - 1)
+            names.append(form.name)
+        if (vdst["X"] & 1) == (vdst["Y"] & 1):
+            raise AsmError(line_no, lead + 1, "one VOPD destination VGPR must be even and the other odd "
+                                              "(VDSTY's LSB is the opposite of VDSTX[0])")
+        word |= put_bits(lay.fields["VDSTY"], vdst["Y"] >> 1)
+        data = word.to_bytes(lay.width // 8, "little") + (literal.to_bytes(4, "little") if literal is not None else b"")
+        return Encoded(line_no, body, data, names[0], "VOPD")
+
     def _unknown(self, mnemonic: str) -> str:
         import difflib
 
@@ -226,6 +273,7 @@ class _Encoder:
         row: Row = form.rows[variant]
         self._mnemonic = form.base
         self._form = form
+        self._variant = variant
         f = lay.fields
         word = 0
         for name, value in lay.fixed.items():
@@ -266,10 +314,18 @@ class _Encoder:
         self._defaults(lay, form, st)
         src_index = 0
         for op, tok in zip(row_ops, operands, strict=True):
+            half = _HALF.search(tok.text) if self.gen >= 11 else None
+            if half is not None:    # real-true16: v1.l / v1.h (tables.sixteen_bit_operands)
+                tok = _Token(tok.text[:half.start()] + half.group(1) + tok.text[half.end():], tok.col)
             self._operand(op, tok, lay, form, st, src_index if op.role == "src" else -1, is_float, variant)
+            if half is not None:
+                self._half(op, tok, lay, form, st, src_index, variant, int(half.group(2)), half.group(3).lower() == "h")
             if op.role == "src":
                 src_index += 1
         allowed = {o.name for o in row.operands if o.role == "modifier"}
+        if "OPSEL" in f and sixteen_bit_operands(self.t, form, variant) and (
+                form.encoding not in E32_ENCODINGS or variant.startswith("_e64")):
+            allowed.add("op_sel")   # a VOP3 form on 16-bit VGPRs selects their halves (tables.sixteen_bit_operands)
         if form.encoding in image.IMAGE_ENCODINGS:
             allowed |= {m for m in image.MODIFIER_ORDER if image.field_of(m, f)}
         for m in mods:
@@ -289,6 +345,27 @@ class _Encoder:
         if st.literal is not None:
             out += st.literal.to_bytes(4, "little")
         return out
+
+    def _half(self, op: Operand, tok: _Token, lay: Layout, form: Form, st: _State, src_index: int, variant: str,
+              reg: int, hi: bool) -> None:
+        """Place the half of a 16-bit VGPR: OPSEL in VOP3 (bit 3 for the destination), bit 7 of the
+        register number in VOP1/VOP2/VOPC, which therefore reach v0..v127 (tables.sixteen_bit_operands)."""
+        f = lay.fields
+        if form.encoding not in E32_ENCODINGS or variant.startswith("_e64"):
+            if hi:
+                if "OPSEL" not in f:
+                    raise _Attempt(tok.col, f"{lay.name} cannot select the high half of a VGPR")
+                st.word |= put_bits(f["OPSEL"], 1 << (3 if op.role == "dst" else src_index))
+            return
+        if reg > 127:
+            raise _Attempt(tok.col, f"v{reg}: a 16-bit operand of this encoding reaches v0..v127 only")
+        if not hi:
+            return
+        fname = field_for(op, lay)
+        if st.extra_kind and fname == "SRC0":
+            st.ext |= 0x80
+        elif fname is not None:
+            st.word |= put_bits(f[fname], 0x80)
 
     def _defaults(self, lay: Layout, form: Form, st: _State) -> None:
         f = lay.fields
@@ -448,7 +525,7 @@ class _Encoder:
                 pass
             elif n != op.dwords:
                 raise _Attempt(tok.col, f"{text} is {n} dword(s), {op.name} takes {op.dwords}")
-            if first > 127 and self._lo128(form) and (op.role == "dst" or _operand_bits(op, form.base)[0] == 16):
+            if first > 127 and self._lo128(op):
                 raise _Attempt(tok.col, f"{text}: a 16-bit operand of this encoding reaches v0..v127 only")
             st.word |= put_bits(f[fname], first)
             if fname in ("ADDR", "VADDR") and lay.encoding == "VSCRATCH" and "SVE" in f:
@@ -488,11 +565,13 @@ class _Encoder:
             raise _Attempt(tok.col, f"{text} must start at a multiple of {scale}")
         st.word |= put_bits(f[fname], code // scale)
 
-    def _lo128(self, form: Form) -> bool:
-        """A fake16 VOP1/VOP2/VOPC instruction on 16-bit data reaches v0..v127 only; llvm-mc takes the
-        VOP3 form for a higher VGPR (gfx11_asm_vop2_fake16_promote.s:5,14: v_add_f16 v255 / v255 -> e64)."""
-        return self.gen >= 11 and form.encoding in E32_ENCODINGS and \
-            _TYPES.findall(form.base)[:1] in (["f16"], ["bf16"], ["i16"], ["u16"], ["b16"])
+    def _lo128(self, op: Operand) -> bool:
+        """A 16-bit operand of a VOP1/VOP2/VOPC instruction reaches v0..v127 only; llvm-mc takes the
+        VOP3 form for a higher VGPR (gfx11_asm_vop2_fake16_promote.s:5,14: v_add_f16 v255 / v255 -> e64).
+        Which operands are 16-bit: tables.sixteen_bit_operands."""
+        form = self._form
+        return form is not None and self.gen >= 11 and form.encoding in E32_ENCODINGS and \
+            op.name in sixteen_bit_operands(self.t, form, self._variant)
 
     def _image_operand(self, op: Operand, tok: _Token, lay: Layout, fname: str | None, st: _State) -> None:
         """An image's vdata or vaddr: registers noted, sizes checked once dmask/dim/a16 are known."""
@@ -588,8 +667,7 @@ class _Encoder:
         if reg is not None and reg[0] == "v":
             if scalar:
                 raise _Attempt(tok.col, f"{op.name} does not take a VGPR")
-            if reg[1] > 127 and (("v" not in op.accepts and "v16" in op.accepts) or (
-                    self._lo128(self._form) and _operand_bits(op, self._mnemonic)[0] == 16)):
+            if reg[1] > 127 and (("v" not in op.accepts and "v16" in op.accepts) or self._lo128(op)):
                 raise _Attempt(tok.col, f"{low}: a 16-bit operand of this encoding reaches v0..v127 only")
             if reg[2] != op.dwords:
                 raise _Attempt(tok.col, f"{low} is {reg[2]} dword(s), {op.name} takes {op.dwords}")
@@ -747,7 +825,8 @@ class _Encoder:
             vals = arr(value)
             bits = sum(b << i for i, b in enumerate(vals))
             if name == "op_sel":
-                if form.encoding != "VOP3P" and vals:
+                if form.encoding != "VOP3P" and vals and op_sel_has_dst(row, form.base, self._variant):
+                    # the last entry is the VGPR destination's, OPSEL bit 3 (decoder.py, op_sel)
                     bits = sum(b << i for i, b in enumerate(vals[:-1])) | (vals[-1] << 3)
                 set_field("OPSEL", bits)
             elif name == "op_sel_hi":
@@ -907,6 +986,7 @@ class _State:
         self.fmt_pair = (1, 0)              # dfmt:/nfmt: given so far (gfx10+ maps the pair to one format)
 
 
+_HALF = re.compile(r"\b(v(\d+))\.([lh])\b", re.IGNORECASE)    # v1.l / v1.h (real-true16)
 _FORMAT_OPERAND = re.compile(r"^\s*(?:format|dfmt|nfmt):", re.IGNORECASE)
 
 
@@ -927,6 +1007,8 @@ def _operand_bits(op: Operand, mnemonic: str) -> tuple[int, bool]:
     source type LLVM's mnemonic names last (v_cvt_f32_f16 reads f16)."""
     if op.dwords == 2:
         return 64, False
+    if op.type_tag.endswith("x2"):    # a packed pair (v_dot2_f16_f16 src0:f16x2) is one 32-bit value
+        return 32, False
     types = _TYPES.findall(mnemonic)
     last = types[-1] if types else "b32"
     if "16 bits" in op.size_text or last.endswith("16"):

@@ -23,7 +23,7 @@ from gpuisa.codec.syntax import generation
 from gpuisa.errors import GpuisaError, NotFoundError
 from gpuisa.sources import layout
 
-TABLES_VERSION = 5
+TABLES_VERSION = 6
 
 # Encodings printed with LLVM's _e32 suffix when the instruction also has a VOP3 (_e64) form.
 E32_ENCODINGS = frozenset({"VOP1", "VOP2", "VOPC"})
@@ -43,6 +43,7 @@ class Operand:
     optional: bool
     page: str = ""           # label of the operand's page (value syntax such as hwreg(..) is read there)
     evidence: str = ""       # the row's own page label when OPERAND_EVIDENCE replaced it (tests over the page)
+    type_tag: str = ""       # the row's type tag (src2:u32, src0:f16x2), which overrides the mnemonic's types
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +81,7 @@ class Layout:
     value: int
     op_bits: tuple[tuple[int, int], ...]
     forms: dict[int, Form] = field(default_factory=dict)   # opcode -> form
+    pairs: dict[str, dict[int, Form]] = field(default_factory=dict)   # VOPD: "X" / "Y" -> opcode -> form
 
 
 @dataclass(slots=True)
@@ -92,6 +94,9 @@ class TargetTables:
     by_mnemonic: dict[str, list[tuple[Form, str]]]          # printed mnemonic -> (form, variant)
     families: tuple[str, ...]                                 # syntax families used
     wave64: bool
+    pairs: dict[str, dict[str, Form]] = field(default_factory=dict)   # VOPD half -> LLVM mnemonic -> form
+    pair_layout: str = ""                                     # the VOPD layout those forms belong to
+    half_rows: dict[str, Row] = field(default_factory=dict)  # SIXTEEN_BIT_PAGE rows (which operands are 16-bit)
 
 
 # Which encoding field holds an operand of a syntax row, by the operand's name (first field the
@@ -101,13 +106,16 @@ OPERAND_FIELDS: dict[str, tuple[str, ...]] = {
     "src0": ("SRC0", "SSRC0"), "src": ("SRC0", "SSRC0"), "vsrc": ("SRC0", "VSRC"), "vsrc0": ("SRC0",),
     "ssrc0": ("SSRC0", "SRC0"), "ssrc": ("SSRC0", "SRC0", "SDST"),
     "src1": ("SRC1", "SSRC1", "VSRC1"), "vsrc1": ("VSRC1", "SRC1"), "ssrc1": ("SSRC1", "SRC1"),
-    "src2": ("SRC2",), "ssrc2": ("SRC2",), "vsrc2": ("SRC2",),
+    "src2": ("SRC2",), "ssrc2": ("SRC2",), "vsrc2": ("SRC2", "VSRC1"),
     "vaddr": ("ADDR", "VADDR"), "addr": ("ADDR", "VADDR"),
-    "vdata": ("DATA", "DATA0", "VDATA", "VSRC"), "vdata0": ("DATA0",), "vdata1": ("DATA1",),
+    "vdata": ("DATA", "DATA0", "VDATA", "VSRC", "SRC0"), "vdata0": ("DATA0",), "vdata1": ("DATA1",),
     "data0": ("DATA0",), "data1": ("DATA1",), "data": ("DATA",),
     "saddr": ("SADDR",), "sbase": ("SBASE",), "soffset": ("SOFFSET",),
     "srsrc": ("SRSRC", "RSRC"), "rsrc": ("RSRC", "SRSRC"),
     "ssamp": ("SSAMP", "SAMP"), "simm16": ("SIMM16",), "simm32": (), "imm16": ("SIMM16",),
+    # the VOPD rows of GFX12's page name the halves' operands (AMDGPUAsmGFX12.rst VOPDX / VOPDY)
+    "vdstx": ("VDST",), "vdsty": ("VDST",), "srcx0": ("SRC0",), "srcy0": ("SRC0",), "vsrcx1": ("VSRC1",),
+    "vsrcy1": ("VSRC1",), "vsrcx2": ("VSRC1",), "vsrcy2": ("VSRC1",),
     "label": ("SIMM16",), "hwreg": ("SIMM16",), "msg": ("SIMM16",), "waitcnt": ("SIMM16",), "delay": ("SIMM16",),
 }
 # Fields whose value is an SGPR number divided by the register alignment (vega manual, SMEM/MUBUF tables).
@@ -122,6 +130,42 @@ def scale_of(field: str, lay: Layout) -> int:
     width = sum(hi - lo + 1 for hi, lo in lay.fields[field])
     return SCALED_FIELDS[field] if width <= SCALED_MAX_WIDTH else 1
 SOURCE_FIELDS = ("SRC0", "SRC1", "SRC2", "SSRC0", "SSRC1")
+
+# VOPD (rdna3 manual, "VOPD Fields"): one word holds two VALU operations, X and Y. Each half is printed
+# and parsed as a layout of its own whose fields carry the names a VOP2 row's operands look for.
+# VDSTY holds the Y destination without its LSB, which is the opposite of VDSTX[0]: the half layout
+# gets the whole register number in bits 71:64, beyond the word (codec/decoder.py, codec/encoder.py).
+VOPD_HALF_FIELDS: dict[str, dict[str, str]] = {
+    "X": {"VDST": "VDSTX", "SRC0": "SRCX0", "VSRC1": "VSRCX1"},
+    "Y": {"SRC0": "SRCY0", "VSRC1": "VSRCY1"},
+}
+VOPD_Y_VDST = ((71, 64),)
+VOPD_OP_FIELDS = {"X": "OPX", "Y": "OPY"}
+
+
+def vopd_y_vdst(word: int, fields: dict[str, tuple[tuple[int, int], ...]]) -> int:
+    """The Y destination VGPR of a VOPD word: VDSTY, then the opposite of VDSTX's LSB."""
+    return (get_bits(word, fields["VDSTY"]) << 1) | ((get_bits(word, fields["VDSTX"]) & 1) ^ 1)
+
+
+def _vopd_halves(lay: Layout) -> dict[str, Layout]:
+    """The X and Y half layouts of a VOPD layout (empty when its fields are not the manual's)."""
+    f = lay.fields
+    needed = {"OPX", "OPY", "VDSTX", "VDSTY"} | {v for m in VOPD_HALF_FIELDS.values() for v in m.values()}
+    if not needed <= set(f):
+        return {}
+    out = {}
+    for half, names in VOPD_HALF_FIELDS.items():
+        fields = {ours: f[theirs] for ours, theirs in names.items()}
+        if half == "Y":
+            fields["VDST"] = VOPD_Y_VDST
+        fixed = dict(lay.fixed) if half == "X" else {}
+        width = VOPD_Y_VDST[0][0] + 1     # the half's word holds the Y destination beyond the 64 bits
+        out[half] = Layout(f"{lay.name} {half}", f"{lay.encoding} {half}", width, fields, fixed, 0, 0,
+                           f[VOPD_OP_FIELDS[half]])
+    for name in lay.fixed:
+        out["X"].fields[name] = f[name]
+    return out
 MAI_LAYOUT = "VOP3P-MAI"
 MAI_MODIFIERS = frozenset({"cbsz", "abid", "blgp"})
 
@@ -217,7 +261,7 @@ def syntax_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]
                     name, optional = ("vcc", False) if "vcc" in accepts else ("exec", True)
                 ops.append(Operand(name, o.role, tuple(accepts), dwords, size_text, "m" in o.tags, optional,
                                    page.label if page else o.label,
-                                   o.label if isinstance(fix, OperandEvidence) else ""))
+                                   o.label if isinstance(fix, OperandEvidence) else "", o.type_override or ""))
             if ins.section.startswith(("VOP3", "VOPC", "VOP1", "VOP2")) and fam_key == "GFX12":
                 ops = _implied_modifiers(ops, ins.section)
             out[key] = Row(ins.mnemonic, ins.section, tuple(ops), ins.provenance.cite())
@@ -260,6 +304,96 @@ def e64_from_e32(row: Row, wave64: bool) -> Row:
             ops.append(Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, o.role == "src", o.optional, o.page))
     ops += [Operand(m, "modifier", (), 1, "", False, True) for m in ("clamp", "op_sel", "omod")]
     return Row(row.mnemonic + "_e64", "VOP3 (derived from the e32 row)", tuple(ops), row.source)
+
+
+# ------------------------------------------------------------------------------ 16-bit VGPRs
+
+# Real-true16 syntax (llvm-mc 22's default on gfx11, `-mattr=+real-true16` on gfx12): a 16-bit VGPR
+# operand is printed as the low or high half of a VGPR, v1.l / v1.h (AMDGPUOperandSyntax.rst "v (16-bit)").
+# VOP1/VOP2/VOPC (and their DPP forms) hold the half in bit 7 of the register field, so they reach
+# v0..v127 (gfx11_asm_vop1.s:2 `v_ceil_f16_e32 v5.l, v1.h` = [0x81,0xb9,0x0a,0x7e]); VOP3 holds the
+# whole VGPR number and the half in OPSEL (bit n for source n, bit 3 for the destination:
+# gfx11_asm_vop3.s `v_fma_f16 v5.h, ... op_sel:[1,1,1,1]`).
+_TYPE16 = re.compile(r"^(?:b|f|i|u|bf)16$")
+# The one syntax page that marks 16-bit VGPR operands (`*Size:* 16 bits`, v16): GFX11's. GFX12's page
+# gives every VOP operand as 32 bits (AMDGPUAsmGFX12.rst v_sat_pk_u8_i16: vdst_89680f), so gfx12
+# targets read the 16-bit facts of an instruction from its GFX11 row when there is one.
+SIXTEEN_BIT_PAGE = "GFX11"
+_MNEMONIC_TYPES = re.compile(r"_(bf16|f16|f32|f64|[biu]8|[biu]16|[biu]32|[biu]64)(?=_|$)")
+VOP_PREFIXES = ("VOP1", "VOP2", "VOPC", "VOP3")
+
+
+def sixteen_bit_operands(t: TargetTables, form: Form, variant: str) -> frozenset[str]:
+    """Names of the operands of one form's row that are 16-bit VGPR halves in real-true16 syntax.
+
+    In order: the operand's type tag (src1:i16, src2:u32, src0:f16x2); a page accepting only 16-bit
+    VGPRs (the e32 rows: `*Size:* 16 bits`, v16); the same operand of the instruction's e32 row (an
+    e64 row's pages say 32 bits); else the mnemonic's types, the first for the destination and the
+    last for the sources (v_cvt_f32_f16: 32-bit vdst, 16-bit src; v_pack_b32_f16: 16-bit sources).
+    Packed (VOP3P) and `_pk_` results are 32 bits."""
+    key = (form.name, form.encoding, variant)
+    hit = _SIXTEEN.get(key)
+    if hit is not None:
+        return hit
+    row = form.rows.get(variant)
+    out: set[str] = set()
+    if row is not None and form.encoding.startswith(VOP_PREFIXES) and t.gen >= 11 and \
+            not form.base.startswith("v_pk_"):     # packed math: 32-bit registers of two halves
+        types = _MNEMONIC_TYPES.findall(form.base)
+        e32 = t.half_rows.get(form.base + "_e32") or t.half_rows.get(form.base)
+        if e32 is not None and not e32.section.startswith(("VOP1", "VOP2", "VOPC")):
+            e32 = None
+        e64 = t.half_rows.get(form.base + "_e64") or t.half_rows.get(form.base)
+        for o in row.operands:
+            if o.role not in ("dst", "src") or not ({"v", "v16"} & set(o.accepts) or o.name.startswith("vsrc")):
+                continue
+            tagged = o.type_tag or (e64 is not None and (t64 := _twin(e64, o)) is not None and t64.type_tag) or ""
+            if tagged:
+                sixteen = bool(_TYPE16.match(tagged))
+            elif "v16" in o.accepts and "v" not in o.accepts:
+                sixteen = True
+            elif e32 is not None and (twin := _twin(e32, o)) is not None:
+                sixteen = ("v16" in twin.accepts and "v" not in twin.accepts) or bool(
+                    twin.type_tag and _TYPE16.match(twin.type_tag))
+            elif not types:
+                sixteen = False
+            elif o.role == "dst":
+                sixteen = bool(_TYPE16.match(types[0])) and "_pk_" not in form.base
+            else:
+                sixteen = bool(_TYPE16.match(types[-1]))
+            if sixteen:
+                out.add(o.name)
+    hit = frozenset(out)
+    _SIXTEEN[key] = hit
+    return hit
+
+
+_SIXTEEN: dict[tuple[str, str, str], frozenset[str]] = {}
+
+
+def op_sel_has_dst(row: Row, base: str, variant: str) -> bool:
+    """Whether a VOP3 op_sel:[..] ends with the destination's entry (OPSEL bit 3). llvm-mc prints one
+    for every row with a destination, the scalar one of v_cmp e64 included, except VOPC DPP
+    (gfx11_asm_vop3_from_vopc.s `v_cmp_eq_f16_e64 s5, v1.h, v2.l op_sel:[1,0,0]`;
+    gfx11_asm_vop3_dpp16_from_vopc.s `v_cmp_class_f16_e64_dpp null, -|v255.l|, v255.h op_sel:[0,1]`;
+    v_cmpx writes EXEC and has none: `v_cmpx_class_f16_e64 v1.h, v2.h op_sel:[1,1]`)."""
+    if base.startswith("v_cmp") and "dpp" in variant:
+        return False
+    return any(o.role == "dst" and o.name != "exec" for o in row.operands)
+
+
+_TWINS = {"src1": ("vsrc1", "src1"), "src0": ("src0", "src", "vsrc0"), "src": ("src", "src0"),
+          "vsrc0": ("src0", "vsrc0", "src"), "vsrc1": ("vsrc1", "src1"), "vsrc": ("src", "src0", "vsrc"),
+          "vdst": ("vdst",)}
+
+
+def _twin(row: Row, op: Operand) -> Operand | None:
+    """The operand of an e32 row standing where `op` stands in the e64 / DPP row."""
+    for name in _TWINS.get(op.name, (op.name,)):
+        for o in row.operands:
+            if o.name == name:
+                return o
+    return None
 
 
 def _incomplete(row: Row) -> bool:
@@ -425,6 +559,7 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
     vop3_names = {n for n, e, _lay, _op in opcodes if e in VOP3_ENCODINGS}
     by_mnemonic: dict[str, list[tuple[Form, str]]] = {}
     aliases: dict[str, list[tuple[Form, str]]] = {}
+    pairs: dict[str, dict[str, Layout]] = {}     # VOPD layout -> its half layouts
     for name, encoding, layout_name, opcode in opcodes:
         lay = layouts.get(layout_name or "")
         if lay is None:
@@ -440,7 +575,8 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
         form.rows = _variants(base, encoding, rows, name in promoted_names and encoding in VOP3_ENCODINGS, w64,
                               name in vop3_names, gen >= 12)
         if op_field != "OP":
-            continue   # VOPD pairs: not decoded yet
+            _add_vopd_half(layouts, lay, form, op_field[-1], rows, pairs)
+            continue
         if encoding == "VOP3P" and MAI_LAYOUT in layouts and any(
                 o.name in MAI_MODIFIERS for r in form.rows.values() for o in r.operands):
             # the manuals list the matrix instructions in the VOP3P opcode table and give their
@@ -458,12 +594,37 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
                     aliases.setdefault(other + variant.split("~")[0], []).append((form, variant))
     groups: dict[int, dict[int, list[Layout]]] = {}
     for lay in layouts.values():
-        if lay.mask and lay.forms:
+        if lay.mask and (lay.forms or (lay.pairs.get("X") and lay.pairs.get("Y"))):
             groups.setdefault(lay.mask, {}).setdefault(lay.value, []).append(lay)
     by_mask = sorted(groups.items(), key=lambda kv: -bin(kv[0]).count("1"))
     for alias, forms in aliases.items():
         by_mnemonic.setdefault(alias, forms)
-    return TargetTables(target, arch, gen, layouts, by_mask, by_mnemonic, families, w64)
+    pair_layout = next((lay.name for lay in layouts.values() if lay.pairs.get("X") and lay.pairs.get("Y")), "")
+    by_pair = {half: {form.base: form for form in layouts[pair_layout].pairs[half].values()}
+               for half in ("X", "Y")} if pair_layout else {}
+    half_rows = syntax_rows(docs, (SIXTEEN_BIT_PAGE,), w64) if gen >= 11 else {}
+    return TargetTables(target, arch, gen, layouts, by_mask, by_mnemonic, families, w64, by_pair, pair_layout,
+                        half_rows)
+
+
+def _add_vopd_half(layouts: dict[str, Layout], lay: Layout, form: Form, half: str, rows: dict[str, Row],
+                   pairs: dict) -> None:
+    """File one VOPD X or Y instruction under its pair layout, walking the half's syntax row (the
+    VOPDY section's row for Y, keyed `~vopdy` by syntax_rows)."""
+    if lay.name not in pairs:
+        pairs[lay.name] = _vopd_halves(lay)
+        for hl in pairs[lay.name].values():
+            layouts[hl.name] = hl
+    halves = pairs[lay.name]
+    if half not in halves:
+        return
+    row = rows.get(form.base + "~vopdy") if half == "Y" else None
+    row = row or rows.get(form.base)
+    if row is None:
+        return
+    form.layout = halves[half].name
+    form.rows = {"": row}
+    lay.pairs.setdefault(half, {}).setdefault(form.opcode, form)
 
 
 # ------------------------------------------------------------------------------------ caching

@@ -15,6 +15,8 @@ CatalogOpt = Annotated[Path | None, typer.Option(
     "--catalog", help="Catalog file (default: $GPUISA_CATALOG or ~/.local/share/gpuisa/catalog.sqlite).")]
 FileOpt = Annotated[Path | None, typer.Option("--file", "-f", help="Read the input from this file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON document with every instruction.")]
+True16Opt = Annotated[bool, typer.Option(
+    "--real-true16", help="Print 16-bit VGPRs as v1.l / v1.h (llvm-mc -mattr=+real-true16; gfx11+).")]
 
 
 def register(app: typer.Typer) -> None:
@@ -58,7 +60,8 @@ def asm(text: Annotated[str | None, typer.Argument(help="Assembly, e.g. \"v_sad_
 
 
 def disasm(hexbytes: Annotated[list[str] | None, typer.Argument(help="Hex bytes (05 00 25 d6 ...) or dwords.")] = None,
-           target: TargetOpt = "", file: FileOpt = None, catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:
+           target: TargetOpt = "", file: FileOpt = None, catalog: CatalogOpt = None, as_json: JsonOpt = False,
+           true16: True16Opt = False) -> None:
     """Disassemble raw words, a raw binary file or an AMDGPU ELF code object (every kernel in .text)."""
     from gpuisa.codec.api import decode, decode_file, parse_hex
 
@@ -67,7 +70,7 @@ def disasm(hexbytes: Annotated[list[str] | None, typer.Argument(help="Hex bytes 
     if file is not None and hexbytes:
         raise GpuisaError("give hex bytes or --file, not both")
     if file is not None:
-        decoded = decode_file(file, target, catalog)
+        decoded = decode_file(file, target, catalog, true16=true16)
         where = str(file)
     else:
         if not hexbytes:
@@ -75,7 +78,7 @@ def disasm(hexbytes: Annotated[list[str] | None, typer.Argument(help="Hex bytes 
         data = parse_hex(hexbytes)
         if not data:
             raise GpuisaError("nothing to disassemble: no bytes in the input")
-        decoded = decode(data, target, catalog)
+        decoded = decode(data, target, catalog, true16=true16)
         where = "input"
     if as_json:
         print(json.dumps({"target": target, "instructions": [d.to_json() | ({"symbol": d.symbol} if d.symbol else {})
