@@ -68,3 +68,22 @@ def test_refuted_and_unmodelled_rows_are_explained(tmp_path):
     assert cx["kind"] == "counterexample" and "PTX gives" in cx["detail"]
     assert mul24["level"] == "no semantics" and "24-bit" in mul24["reason"]
     assert bad["level"] == "no semantics" and bad["reason"]
+
+
+def test_discovered_sequence_is_stored_and_rechecks(tmp_path):
+    from gpuisa.crossref.discovery import SEQ, recheck
+    from gpuisa.crossref.stage import rosetta_cell
+
+    amd = {a.name: a for a in amd_instructions("cdna3", TEXTS)}
+    # premise: the CDNA3 manual lists no 64-bit integer subtract among its VALU/SALU instructions
+    assert not any(re.fullmatch(r"[vs]_sub\w*_[ui]64", n) for n in amd)
+    row = _row("cdna3", "sub.u64", tmp_path / "proofs.json")
+    assert row["level"] == SEQ and row["evidence"]["kind"] == "proved"
+    cell = rosetta_cell(row | {"chapter": "t"})
+    assert cell["program"]["shape"] == "carry64"
+    ok, what = recheck(cell, TEXTS, amd)
+    assert ok, what
+    # the re-check runs the stored program: the halves' subtraction in the wrong order is refuted
+    swapped = dict(cell, program=dict(cell["program"], x=cell["program"]["y"], y=cell["program"]["x"]),
+                   evidence="proved")
+    assert not recheck(swapped, TEXTS, amd)[0]

@@ -32,6 +32,8 @@ from gpuisa.crossref.programs import Program, Step, run_program
 from gpuisa.errors import GpuisaError
 from gpuisa.semantics.domain_np import NumpyDomain
 from gpuisa.semantics.ptx import ptx_semantics
+from gpuisa.semantics.ptx_cvt import CVT_RULES, CvtForm, NotModelled, cvt_form, elements_differ
+from gpuisa.semantics.ptx_lanes import LANE_RULES, LaneForm, lane_form, lanes_differ
 from gpuisa.semantics.source import Texts, amd_semantics
 
 CHAPTERS = ("Integer Arithmetic Instructions", "Extended-Precision Integer Arithmetic Instructions",
@@ -161,6 +163,7 @@ class PtxSide:
     ftz: bool = False            # the form flushes subnormals (compared under the AMD denormal-flush mode)
     kinds: dict[str, str] = field(default_factory=dict)   # operand -> u/i/b/f
     elem: tuple[str, int] | None = None   # packed forms (.u16x2, .f16x2): the element kind and width
+    model: CvtForm | LaneForm | None = None   # run by semantics.ptx_cvt / ptx_lanes (NaN elements compared as NaN)
 
 
 def _carry_result(width: int) -> Any:
@@ -171,6 +174,15 @@ def _carry_result(width: int) -> Any:
 
 def ptx_side(form: str, texts: Texts) -> PtxSide:
     """The form as a program over its inputs; GpuisaError when it has no evaluable semantics."""
+    try:
+        cf = cvt_form(form)
+        lf = lane_form(form) if cf is None else None
+    except NotModelled as exc:
+        raise GpuisaError(f"{form}: {exc}") from None
+    if cf is not None:
+        return _cvt_side(cf, texts)
+    if lf is not None:
+        return _lane_side(lf, texts)
     for pattern, why in NOT_MODELLED:
         if re.search(pattern, form):
             raise GpuisaError(f"{form}: {why}")
@@ -196,6 +208,30 @@ def ptx_side(form: str, texts: Texts) -> PtxSide:
         kinds.update({o: "f" for o, (k, _) in sem.types.items() if k == "b"})   # packed floats, compared per element
     return PtxSide(form, inputs, prog.width, sem.code, prog, width, carry, ",".join(floats), ".ftz" in sem.modifiers,
                    kinds, sem.elem)
+
+
+def _cvt_side(cf: CvtForm, texts: Texts) -> PtxSide:
+    """A cvt of narrow float formats (semantics.ptx_cvt: the manual's prose rules, cited in CVT_RULES)."""
+    found = texts.ptx_form_text(cf.form)     # the form must be the manual's (or match its Syntax)
+    text = "\n".join([found.syntax, found.semantics, *(f"{r}: {CVT_RULES[r]}" for r in cf.rules)])
+    prog = Program((Step("nvidia", cf.form, {n: n for n in cf.inputs}, "r"),), "r", cf.width)
+    kinds = {n: "f" if n in ("a", "b") and cf.source in ("f32", "f16", "bf16") else "b" for n in cf.inputs}
+    floats = f"{cf.dest}x{cf.dest_elems}" if cf.dest_elems > 1 else cf.dest
+    return PtxSide(cf.form, dict(cf.inputs), cf.width, text, prog, cf.width, float_kind=floats,
+                   kinds=kinds | {"d": "f"}, model=cf)
+
+
+def _lane_side(lf: LaneForm, texts: Texts) -> PtxSide:
+    """Element-wise float forms (bf16, f32x2, mixed precision, min/max): semantics.ptx_lanes, rules in LANE_RULES."""
+    found = texts.ptx_form_text(lf.form)
+    text = "\n".join([found.syntax, found.semantics, *(f"{r}: {LANE_RULES[r]}" for r in lf.rules)])
+    prog = Program((Step("nvidia", lf.form, {n: n for n in lf.inputs}, "r"),), "r", lf.width)
+    d = lf.elems["d"]
+    floats = f"{d}x{lf.count}" if lf.count > 1 else d
+    elem = ("f", 16) if lf.count == 2 and d in ("f16", "bf16") and all(
+        lf.elems[n] == d for n in lf.inputs) else None
+    return PtxSide(lf.form, dict(lf.inputs), lf.width, text, prog, lf.width, float_kind=floats,
+                   ftz=False, kinds=dict.fromkeys([*lf.inputs, "d"], "f"), elem=elem, model=lf)
 
 
 # PTX pairs a kernel writes for one AMD instruction (a hints table: it names pairs to try, the evidence is the
@@ -375,10 +411,10 @@ def _prove(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, timeout_s: in
 
     t0 = time.perf_counter()
     dom = Z3Domain()
-    dom.assumptions = []
     env = {n: (z3.BitVec(n, w), w) for n, w in p.inputs.items()}
     try:
-        pa, _ = run_program(dom, p.prog, arch, env, texts)
+        pa, assumptions = _ptx_z3(p, arch, texts, dom, env)
+        dom.assumptions = list(assumptions)
         pb, _ = run_program(dom, amd_prog, arch, env, texts)
     except Exception as exc:  # any lowering failure leaves the question open, never a claim
         return {"kind": UNDECIDED, "detail": f"undecided (pseudocode does not lower to z3: {exc})"}
@@ -410,6 +446,29 @@ def _prove(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, timeout_s: in
         return {"kind": "counterexample", "counterexample": vals, "time_s": dt,
                 "detail": _cx_text(vals, int(ra), int(rb)) + " (z3 model, re-checked by numpy)"}
     return {"kind": UNDECIDED, "detail": f"undecided (timeout {timeout_s} s)", "time_s": dt}
+
+
+# The PTX side lowered to z3 once per form (a loop like clz.b64's takes tens of seconds to unroll; every candidate
+# of the form is proved against the same expression). PTX semantics do not depend on the AMD arch.
+_PTX_Z3: dict[tuple[str, str, str], tuple[Any, list[Any]] | Exception] = {}
+
+
+def _ptx_z3(p: PtxSide, arch: str, texts: Texts, dom: Any, env: dict[str, Any]) -> tuple[Any, list[Any]]:
+    key = (p.form, p.text, json.dumps(p.inputs))
+    hit = _PTX_Z3.get(key)
+    if hit is None:
+        dom.assumptions = []
+        try:
+            pa, _ = run_program(dom, p.prog, arch, env, texts)
+            hit = (pa, list(dom.assumptions))
+        except Exception as exc:  # remembered: the same form fails the same way for every candidate
+            hit = exc
+        if len(_PTX_Z3) > 256:
+            _PTX_Z3.clear()
+        _PTX_Z3[key] = hit
+    if isinstance(hit, Exception):
+        raise hit
+    return hit
 
 
 FLOAT_RANDOM = 1 << 20          # random bit patterns per float test, besides every pair of special values
@@ -490,6 +549,10 @@ def _screen(p: PtxSide, prog: Program, arch: str, vecs: dict[str, np.ndarray], t
 
 def _mismatch(p: PtxSide, want: np.ndarray, got: np.ndarray) -> np.ndarray:
     """Lanes where the results differ; a NaN float result matches any NaN (payload and sign not compared)."""
+    if isinstance(p.model, CvtForm):
+        return np.nonzero(elements_differ(p.model, want, got))[0]
+    if isinstance(p.model, LaneForm):
+        return np.nonzero(lanes_differ(p.model, want, got))[0]
     if not (p.float_kind and p.kinds.get("d") == "f" and p.dest_width in (16, 32, 64)):
         return np.nonzero(want != got)[0]
     ew = p.elem[1] if p.elem else p.dest_width
@@ -638,7 +701,7 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
     if best is not None:
         best.pop("coverage")
         return best | {"candidates": tried, "not_run": skipped, "refuted": _refuted(related)}
-    seq = _sequence(p, arch, amd, texts, proofs, timeout_s, vecs, want, ranked, screens)
+    seq, searched = _sequence(p, arch, amd, texts, proofs, timeout_s, vecs, want, ranked, screens)
     if seq is not None:
         return seq | {"candidates": tried, "not_run": skipped, "refuted": _refuted(related),
                       "nearest": nearest[1] if nearest else None}
@@ -647,7 +710,7 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
     if nearest is not None:
         return {"level": NONE, "nearest": nearest[1], "restrictions": [], "candidates": tried, "not_run": skipped,
                 "refuted": _refuted(related),
-                "reason": f"no single {arch} instruction is equal; the nearest candidate is refuted"
+                "reason": f"no single {arch} instruction is equal; the nearest candidate is refuted ({searched})"
                           + (DIRECTED_NOTE if re.search(r"\.(rz|rm|rp)\b", p.form) else "")}
     return {"level": NONE, "restrictions": [], "candidates": 0,
             "reason": f"no {arch} SALU/VALU instruction has compatible operand widths and source count"}
@@ -673,95 +736,153 @@ def _join64(ops: Any) -> Any:
     return ops.bor(ops.place(ops["lo"], 0, 64), ops.place(ops["hi"], 32, 64))
 
 
-def _sequence_candidates(p: PtxSide, amd: list[AmdInstr], ranked: list[tuple[int, AmdInstr, dict[str, Any]]]
-                         ) -> list[tuple[Program, list[dict[str, Any]], list[str]]]:
-    """(program, steps for port, text) of every sequence shape to screen, in the order tried."""
-    out: list[tuple[Program, list[dict[str, Any]], list[str]]] = []
+SEQUENCE_BUDGET_S = 20.0        # per form: the sequence search stops after this long (the row says so)
+THIRD_TRIES = 3                 # best-agreeing two-instruction sequences extended by a third instruction
+
+
+def _slot_arg(v: Any) -> Any:
+    """A stored wiring value as a program argument: "a.lo" / "a.hi" are the halves of a 64-bit input."""
+    if isinstance(v, str) and v.endswith((".lo", ".hi")):
+        return _half(v[:-3], v.endswith(".hi"))
+    return v
+
+
+def sequence_program(spec: dict[str, Any], width: int) -> tuple[Program, list[dict[str, Any]], list[str]]:
+    """The program a stored sequence spec describes (discovery stores the spec in the row and the Rosetta cell, so
+    the evidence can be re-run from the cell), with its steps for `gpuisa port` and its text."""
+    shape = spec["shape"]
+    if shape == "carry64":
+        co, ci, x, y = spec["co"], spec["ci"], spec["x"], spec["y"]
+        lo_args = {"S0": _half(x, False), "S1": _half(y, False)}
+        hi_args = {"S0": _half(x, True), "S1": _half(y, True), "VCC": "cy"}
+        prog = Program((Step("amd", co, lo_args, "lo", "D0"), Step("amd", co, lo_args, "cy", "VCC"),
+                        Step("amd", ci, hi_args, "hi", "D0")), _join64, 64)
+        steps = [{"amd": co, "wiring": {"S0": f"{x}.lo", "S1": f"{y}.lo"}, "out": "lo"},
+                 {"amd": ci, "wiring": {"S0": f"{x}.hi", "S1": f"{y}.hi", "VCC": "vcc"}, "out": "hi"}]
+        return prog, steps, [f"{co} lo, {x}.lo, {y}.lo (carry out to VCC)", f"{ci} hi, {x}.hi, {y}.hi, VCC",
+                             "d = hi:lo"]
+    chain = spec["chain"]            # [(name, {slot: input | int | "t<i>"}), ...]: step i writes t<i>, the last d
+    prog_steps, steps, text = [], [], []
+    for i, (name, args) in enumerate(chain):
+        out = "r" if i == len(chain) - 1 else f"t{i}"
+        prog_steps.append(Step("amd", name, {k: _slot_arg(v) for k, v in args.items()}, out))
+        steps.append({"amd": name, "wiring": {k: str(v) for k, v in args.items()}, "out": out})
+        text.append(f"{name} {'d' if out == 'r' else out}, " + ", ".join(str(v) for v in args.values()))
+    return Program(tuple(prog_steps), "r", width), steps, text
+
+
+def _sequence_specs(p: PtxSide, amd: list[AmdInstr], ranked: list[tuple[int, AmdInstr, dict[str, Any]]]
+                    ) -> list[dict[str, Any]]:
+    """Every two-instruction sequence shape to screen, in the order tried: a 64-bit add/sub from 32-bit halves
+    through the carry, a fix-up after a refuted candidate, and a one-source pre-fix of one of its inputs."""
+    out: list[dict[str, Any]] = []
     names = list(p.inputs)
     if p.dest_width == 64 and len(names) == 2 and not p.float_kind and p.elem is None and not p.carry_out:
         cos = [a for a in amd if a.writes == "VCC" and not a.reads and a.sources == 2 and 32 in a.widths
                and a.name.startswith("v_")]
         cis = [a for a in amd if a.reads == "VCC" and a.sources == 2 and 32 in a.widths and a.name.startswith("v_")]
-        for co in cos:
-            for ci in cis:
-                for x, y in (names, names[::-1]):
-                    lo_args = {"S0": _half(x, False), "S1": _half(y, False)}
-                    hi_args = {"S0": _half(x, True), "S1": _half(y, True), "VCC": "cy"}
-                    prog = Program((Step("amd", co.name, lo_args, "lo", "D0"), Step("amd", co.name, lo_args, "cy", "VCC"),
-                                    Step("amd", ci.name, hi_args, "hi", "D0")), _join64, 64)
-                    steps = [{"amd": co.name, "wiring": {"S0": f"{x}.lo", "S1": f"{y}.lo"}, "out": "lo"},
-                             {"amd": ci.name, "wiring": {"S0": f"{x}.hi", "S1": f"{y}.hi", "VCC": "vcc"}, "out": "hi"}]
-                    text = [f"{co.name} lo, {x}.lo, {y}.lo (carry out to VCC)", f"{ci.name} hi, {x}.hi, {y}.hi, VCC",
-                            "d = hi:lo"]
-                    out.append((prog, steps, text))
-    firsts = [(a, w) for _, a, w in sorted(ranked, key=lambda r: -r[0])[:FIXUP_FIRSTS]]
-    seconds = [a for a in amd if FIXUP_NAMES.match(a.name) and a.sources in (1, 2) and not a.reads and not a.writes]
+        out += [{"shape": "carry64", "co": co.name, "ci": ci.name, "x": x, "y": y}
+                for co in cos for ci in cis for x, y in (names, names[::-1])]
+    firsts = [(a, _wtext_raw(w)) for _, a, w in sorted(ranked, key=lambda r: -r[0])[:FIXUP_FIRSTS]]
     for first, wiring in firsts if not p.carry_out else ():
-        for second in seconds:
-            if second.floats != bool(p.float_kind) and not ("cvt" in second.name or _bitwise(second)):
-                continue
-            widest = max(p.inputs.values())
-            others: list[Any] = [*names, *FIXUP_CONSTANTS, widest] if second.sources == 2 else [None]
-            for k in others:
-                for order in ((("t", k), (k, "t")) if k is not None else (("t",),)):
-                    args = {f"S{i}": v for i, v in enumerate(order)}
-                    prog = Program((Step("amd", first.name, wiring, "t"), Step("amd", second.name, args, "r")), "r",
-                                   p.width)
-                    steps = [{"amd": first.name, "wiring": _wtext(wiring), "out": "t0"},
-                             {"amd": second.name, "wiring": {s: "t0" if v == "t" else str(v) for s, v in args.items()},
-                              "out": "r"}]
-                    text = [f"{first.name} t, " + ", ".join(_wtext(wiring).values()),
-                            f"{second.name} d, " + ", ".join(str(v) for v in order)]
-                    out.append((prog, steps, text))
-    # pre-fix: t = P(x) for one input x (P one-source), then the refuted candidate with t in x's slot
+        out += [{"shape": "chain", "chain": [(first.name, wiring), fix]} for fix in _fixups(p, amd, "t0")]
     for first, wiring in firsts if not p.carry_out else ():
-        for pre in (a for a in seconds if a.sources == 1):
-            if pre.floats != bool(p.float_kind):
-                continue
+        for pre in (a for a in _fixup_seconds(amd) if a.sources == 1 and a.floats == bool(p.float_kind)):
             for slot, x in wiring.items():
-                if not isinstance(x, str) or x not in p.inputs:
-                    continue
-                args = dict(wiring, **{slot: "t"})
-                prog = Program((Step("amd", pre.name, {"S0": x}, "t"), Step("amd", first.name, args, "r")), "r",
-                               p.width)
-                steps = [{"amd": pre.name, "wiring": {"S0": x}, "out": "t0"},
-                         {"amd": first.name, "wiring": {k: "t0" if v == "t" else str(v) for k, v in args.items()},
-                          "out": "r"}]
-                text = [f"{pre.name} t, {x}", f"{first.name} d, " + ", ".join(str(v) for v in args.values())]
-                out.append((prog, steps, text))
+                if isinstance(x, str) and x in p.inputs:
+                    out.append({"shape": "chain", "chain": [(pre.name, {"S0": x}), (first.name, dict(wiring, **{slot: "t0"}))]})
+    return out
+
+
+def _spec_names(spec: dict[str, Any]) -> list[str]:
+    return [spec["co"], spec["ci"]] if spec["shape"] == "carry64" else [n for n, _ in spec["chain"]]
+
+
+def _wtext_raw(wiring: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in wiring.items()}
+
+
+def _fixup_seconds(amd: list[AmdInstr]) -> list[AmdInstr]:
+    return [a for a in amd if FIXUP_NAMES.match(a.name) and a.sources in (1, 2) and not a.reads and not a.writes]
+
+
+def _fixups(p: PtxSide, amd: list[AmdInstr], t: str) -> list[tuple[str, dict[str, Any]]]:
+    """(instruction, wiring) of every fix-up Y(t, k): k an input, 0, 1 or the widest input's width."""
+    out = []
+    names = list(p.inputs)
+    for second in _fixup_seconds(amd):
+        if second.floats != bool(p.float_kind) and not ("cvt" in second.name or _bitwise(second)):
+            continue
+        others: list[Any] = [*names, *FIXUP_CONSTANTS, max(p.inputs.values())] if second.sources == 2 else [None]
+        for k in others:
+            for order in (((t, k), (k, t)) if k is not None else ((t,),)):
+                out.append((second.name, {f"S{i}": v for i, v in enumerate(order)}))
     return out
 
 
 def _sequence(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: dict[str, Any], timeout_s: int,
               vecs: dict[str, np.ndarray], want: np.ndarray, ranked: list[tuple[int, AmdInstr, dict[str, Any]]],
-              screens: dict[tuple, Any]) -> dict[str, Any] | None:
-    """The first two-instruction sequence equal on every test vector and then proved (or float-tested)."""
-    for prog, steps, text in _sequence_candidates(p, amd, ranked):
-        try:
-            got = _screen(p, prog, arch, vecs, texts)
-        except Exception:  # a pairing whose pseudocode does not run is not a candidate
-            continue
-        if len(_mismatch(p, want, got)):
-            continue
-        key = _fp(p.text, "seq", json.dumps(text), *(amd_by.text for amd_by in amd if amd_by.name in
-                                                       {s["amd"] for s in steps}), str(p.inputs), p.float_kind)
-        cached = proofs.get(key)
-        if cached is not None and cached["kind"] != UNDECIDED:
-            ev = dict(cached)
-            if cached.get("arch") != arch:
-                ev["detail"] = f"same pseudocode as {cached['arch']}, {cached['kind']} there: " + cached["detail"]
-        else:
-            ev = (_test_float(p, prog, arch, texts) if p.float_kind else _prove(p, prog, arch, texts, timeout_s)) \
-                | {"arch": arch}
-            proofs[key] = ev
-        if ev["kind"] in PROVED_KINDS:
-            notes = ["SALU: operands must be wave-uniform"] if any(s["amd"].startswith("s_") for s in steps) else []
-            if p.float_kind:
-                notes.append(FLOAT_NOTE_FTZ if p.ftz else FLOAT_NOTE)
-            return {"level": SEQ, "sequence": steps, "sequence_text": text, "restrictions": notes,
-                    "evidence": _public(ev), "reason": f"no single {arch} instruction is equal; the two-instruction "
-                                                       "sequence is"}
-    return None
+              screens: dict[tuple, Any]) -> tuple[dict[str, Any] | None, str]:
+    """The first two-instruction sequence equal on every test vector and then proved (or float-tested); then, where
+    cheap, three instructions (the best-agreeing pairs with one more fix-up). Returns (row or None, how the search
+    ended)."""
+    t0 = time.perf_counter()
+    lanes = len(want)
+    near: list[tuple[int, dict[str, Any]]] = []
+    specs = _sequence_specs(p, amd, ranked)
+    for spec in specs:
+        if time.perf_counter() - t0 > SEQUENCE_BUDGET_S:
+            return None, f"sequence search stopped after {SEQUENCE_BUDGET_S:.0f} s"
+        found, agree = _try_sequence(p, spec, arch, amd, texts, proofs, timeout_s, vecs, want)
+        if found is not None:
+            return found, ""
+        if spec["shape"] == "chain" and agree >= lanes * 3 // 4:
+            near.append((agree, spec))
+    for _, spec in sorted(near, key=lambda n: -n[0])[:THIRD_TRIES]:
+        for fix in _fixups(p, amd, f"t{len(spec['chain']) - 1}"):
+            if time.perf_counter() - t0 > SEQUENCE_BUDGET_S:
+                return None, f"three-instruction search stopped after {SEQUENCE_BUDGET_S:.0f} s"
+            chain = [(n, {k: (f"t{len(spec['chain']) - 1}" if v == "r" else v) for k, v in a.items()})
+                     for n, a in spec["chain"]]
+            found, _ = _try_sequence(p, {"shape": "chain", "chain": [*chain, fix]}, arch, amd, texts, proofs,
+                                     timeout_s, vecs, want)
+            if found is not None:
+                return found, ""
+    return None, f"{len(specs)} two-instruction and {min(len(near), THIRD_TRIES)} three-instruction extensions searched"
+
+
+def _try_sequence(p: PtxSide, spec: dict[str, Any], arch: str, amd: list[AmdInstr], texts: Texts,
+                  proofs: dict[str, Any], timeout_s: int, vecs: dict[str, np.ndarray], want: np.ndarray
+                  ) -> tuple[dict[str, Any] | None, int]:
+    prog, steps, text = sequence_program(spec, p.width)
+    try:
+        got = _screen(p, prog, arch, vecs, texts)
+    except Exception:  # a pairing whose pseudocode does not run is not a candidate
+        return None, 0
+    bad = _mismatch(p, want, got)
+    if len(bad):
+        return None, len(want) - len(bad)
+    key = _fp(p.text, "seq", json.dumps(text), *(amd_by.text for amd_by in amd if amd_by.name in
+                                               {s["amd"] for s in steps}), str(p.inputs), p.float_kind)
+    cached = proofs.get(key)
+    if cached is not None and cached["kind"] != UNDECIDED:
+        ev = dict(cached)
+        if cached.get("arch") != arch:
+            ev["detail"] = f"same pseudocode as {cached['arch']}, {cached['kind']} there: " + cached["detail"]
+    else:
+        ev = (_test_float(p, prog, arch, texts) if p.float_kind else _prove(p, prog, arch, texts, timeout_s)) \
+            | {"arch": arch}
+        proofs[key] = ev
+    if ev["kind"] not in PROVED_KINDS:
+        return None, len(want)
+    notes = ["SALU: operands must be wave-uniform"] if any(s["amd"].startswith("s_") for s in steps) else []
+    if p.float_kind:
+        notes.append(FLOAT_NOTE_FTZ if p.ftz else FLOAT_NOTE)
+    n = len(steps)
+    return {"level": SEQ, "sequence": steps, "sequence_text": text, "program": spec, "restrictions": notes,
+            "evidence": _public(ev),
+            "reason": f"no single {arch} instruction is equal; the {'two' if n == 2 else 'three'}-instruction "
+                      "sequence is"}, len(want)
 
 
 MIN_BOUND = 4                   # a range narrower than 0..3 is not a useful restriction
@@ -985,12 +1106,20 @@ def recheck(cell: dict[str, Any], texts: Texts, amd: dict[str, AmdInstr], prove:
     again by numpy and must still differ. `amd` is amd_instructions() of the cell's arch by name.
     Returns (holds, what was re-run)."""
     arch, kind = cell["arch"], cell["evidence"]
-    name = cell["amd"] or cell.get("nearest", "")
-    if name not in amd:
-        return False, f"{name} is not a candidate on {arch}"
     p = pair_side(cell["form"], texts) if cell["form"] in PAIRS else ptx_side(cell["form"], texts)
-    wiring = {k: int(v) if v.isdigit() else v for k, v in cell["wiring"].items()}
-    amd_prog = _amd_program(p, amd[name], wiring)
+    if cell["level"] == SEQ:
+        if not cell.get("program"):
+            return False, "a sequence cell without its program"
+        missing = sorted({s for s in _spec_names(cell["program"]) if s not in amd})
+        if missing:
+            return False, f"{', '.join(missing)} not on {arch}"
+        amd_prog = sequence_program(cell["program"], p.width)[0]
+    else:
+        name = cell["amd"] or cell.get("nearest", "")
+        if name not in amd:
+            return False, f"{name} is not a candidate on {arch}"
+        wiring = {k: int(v) if v.isdigit() else v for k, v in cell["wiring"].items()}
+        amd_prog = _amd_program(p, amd[name], wiring)
     if kind == "counterexample":
         vals = cell["counterexample"]
         one = {n: np.array([vals[n]], dtype=np.uint64) for n in p.inputs}

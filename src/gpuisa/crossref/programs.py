@@ -12,9 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuisa.errors import GpuisaError
 from gpuisa.semantics.builtins import Builtins
 from gpuisa.semantics.interp import Interp
 from gpuisa.semantics.ptx import ptx_semantics
+from gpuisa.semantics.ptx_cvt import cvt_form, run_cvt
+from gpuisa.semantics.ptx_lanes import lane_form, run_lanes
 from gpuisa.semantics.run import machine_for, parse_block, run_ptx
 from gpuisa.semantics.source import Texts, amd_semantics, resolver_for
 from gpuisa.semantics.types import TV
@@ -110,6 +113,18 @@ def run_amd_step(dom: Any, step: Step, arch: str, env: dict[str, Value], texts: 
 
 
 def run_ptx_step(dom: Any, step: Step, env: dict[str, Value], texts: Texts, errata: bool = True) -> Value:
+    cf = cvt_form(step.op)
+    lf = lane_form(step.op) if cf is None else None
+    model = cf or lf
+    if model is not None:               # narrow-format cvt and element-wise float forms: semantics.ptx_cvt / ptx_lanes
+        if dom.symbolic:
+            raise GpuisaError(f"{step.op}: the float model runs on numpy lanes only (tested, not proved)")
+        ops = Ops(dom, env)
+        vals = {}
+        for name, a in step.args.items():
+            data, aw = _arg(ops, a, model.inputs[name])
+            vals[name] = dom.resize(data, aw, model.inputs[name], False) if aw != model.inputs[name] else data
+        return (run_cvt(cf, vals) if cf is not None else run_lanes(lf, vals)), model.width
     sem = ptx_semantics(step.op, texts, errata=errata)
     ops = Ops(dom, env)
     inputs = {}

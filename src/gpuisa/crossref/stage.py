@@ -100,7 +100,8 @@ def rosetta_cell(row: dict[str, Any]) -> dict[str, Any]:
             "wiring": row.get("wiring") or near.get("wiring") or {}, "range": row.get("range", {}),
             "counterexample": ev.get("counterexample"),
             "evidence": ev.get("kind", ""), "detail": (ev.get("detail") or row.get("reason", ""))[:300],
-            "restrictions": list(row.get("restrictions", []))}
+            "restrictions": list(row.get("restrictions", [])),
+            "program": row.get("program")}          # a discovered sequence's spec (discovery.sequence_program)
 
 
 # A cold build computes discovery this long (all archs together, 2 workers), the hinted forms first; the
