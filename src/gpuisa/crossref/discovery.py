@@ -227,11 +227,12 @@ def _lane_side(lf: LaneForm, texts: Texts) -> PtxSide:
     text = "\n".join([found.syntax, found.semantics, *(f"{r}: {LANE_RULES[r]}" for r in lf.rules)])
     prog = Program((Step("nvidia", lf.form, {n: n for n in lf.inputs}, "r"),), "r", lf.width)
     d = lf.elems["d"]
-    floats = f"{d}x{lf.count}" if lf.count > 1 else d
+    floats = f"{d}x{lf.count}" if lf.count > 1 else d if d != "pred" else lf.elems["a"]
     elem = ("f", 16) if lf.count == 2 and d in ("f16", "bf16") and all(
         lf.elems[n] == d for n in lf.inputs) else None
+    kinds = dict.fromkeys(lf.inputs, "f") | {"d": "f" if d != "pred" else "u"}
     return PtxSide(lf.form, dict(lf.inputs), lf.width, text, prog, lf.width, float_kind=floats,
-                   ftz=False, kinds=dict.fromkeys([*lf.inputs, "d"], "f"), elem=elem, model=lf)
+                   ftz=False, kinds=kinds, elem=elem, model=lf)
 
 
 # PTX pairs a kernel writes for one AMD instruction (a hints table: it names pairs to try, the evidence is the
@@ -266,6 +267,7 @@ class AmdInstr:
     writes: str = ""             # implicit flag it writes (VCC carry-out, SCC)
     floats: bool = False         # its name has a float type (_f32, _f16, _f64)
     slot_widths: tuple[int, ...] = ()   # widest view of each S0..Sn in the pseudocode
+    fp: str = ""                 # the pseudocode and the machine state it reads on this arch (evidence keys)
 
 
 _COMMENT = re.compile(r"//[^\n]*")
@@ -295,8 +297,23 @@ def amd_instructions(arch: str, texts: Texts) -> list[AmdInstr]:
         slot_widths = tuple(max((int(m.group(2)) for m in _SLOT_VIEW.finditer(code) if int(m.group(1)) == i),
                                 default=32) for i in range(len(srcs)))
         out.append(AmdInstr(name, len(srcs), widths, sem.text, _flag(read), _flag(written),
-                            bool(re.search(r"_(f|bf)\d", name)), slot_widths))
+                            bool(re.search(r"_(f|bf)\d", name)), slot_widths, _instr_fp(sem.text, arch)))
     return out
+
+
+def _instr_fp(text: str, arch: str) -> str:
+    """The pseudocode with the machine state it reads on this arch (run.machine_for: the FP8 flavour for fp8/bf8
+    helpers, wave size, M0's encoding): identical pseudocode on two archs evaluates the same only if that state is the
+    same, so it is part of every evidence key and a proof carries to another arch only then."""
+    from gpuisa.semantics.run import machine_for  # the interpreter's machine defaults
+
+    machine = machine_for(arch)
+    used = {k: v for k, v in machine.items() if k in text}
+    if "M0" in text:
+        used |= {k: v for k, v in machine.items() if "M0_ENCODING" in k}
+    if re.search(r"(?i)(fp8|bf8)", text):
+        used |= {k: v for k, v in machine.items() if "FNUZ" in k.upper() or "FP8" in k.upper()}
+    return hashlib.sha256((text + json.dumps(used, sort_keys=True)).encode()).hexdigest()[:20]
 
 
 def _flag(found: set[str]) -> str:
@@ -541,7 +558,8 @@ def _screen(p: PtxSide, prog: Program, arch: str, vecs: dict[str, np.ndarray], t
     ew = p.elem[1] if p.elem else 0
     if p.ftz:
         vecs = {n: _flush(v, p.inputs[n], ew) if p.kinds.get(n) == "f" else v for n, v in vecs.items()}
-    out = _run_np(prog, arch, vecs, p.inputs, texts).astype(np.uint64)
+    out = _run_np(prog, arch, vecs, p.inputs, texts)
+    out = out.astype(np.uint64) if p.width <= 64 else out      # a 64-bit sum with its carry-out has 65 bits
     if p.ftz and p.kinds.get("d") == "f":
         out = _flush(out, p.dest_width, ew)
     return out
@@ -589,34 +607,61 @@ def _cx_text(vals: dict[str, int], ra: int, rb: int) -> str:
 
 
 # ------------------------------------------------------------------ one form on one arch
-def _fp(*parts: str) -> str:
+def _fp(*parts: str, code: str = "") -> str:
     h = hashlib.sha256()
-    h.update(_CODE_FP.encode())
+    h.update((code or _SEARCH_FP).encode())
     for x in parts:
         h.update(x.encode())
         h.update(b"\0")
     return h.hexdigest()[:20]
 
 
-def _code_fingerprint() -> str:
-    h = hashlib.sha256()
-    for folder in (Path(__file__).parent, Path(__file__).parent.parent / "semantics"):
-        for f in sorted(folder.glob("*.*")):
-            if f.suffix in (".py", ".lark"):
-                h.update(f.read_bytes())
+_IMPORT = re.compile(r"^\s*(?:from gpuisa\.(semantics|crossref)(?:\.(\w+))? import ([\w, ()]+)|"
+                     r"import gpuisa\.(semantics|crossref)\.(\w+))", re.M)
+
+
+def evaluator_files() -> list[Path]:
+    """The code that decides what a program computes: crossref.programs and every gpuisa.semantics module it imports,
+    directly or not (found by reading the imports), plus the grammars. Evidence is keyed by this code and the two
+    semantics texts only, so a change to the search (this module) or to the pages keeps every proof."""
+    pkg = Path(__file__).parent.parent
+    todo = [pkg / "crossref" / "programs.py"]
+    seen: set[Path] = set()
+    while todo:
+        f = todo.pop()
+        if f in seen or not f.is_file():
+            continue
+        seen.add(f)
+        for m in _IMPORT.finditer(f.read_text()):
+            folder, mod, names = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), m.group(5), "")
+            mods = [mod] if mod else [n.strip() for n in names.strip("()").split(",") if n.strip()]
+            todo += [pkg / folder / f"{x}.py" for x in mods] + ([pkg / folder / "__init__.py"] if not mod else [])
+    return sorted(seen) + sorted((pkg / "semantics").glob("*.lark"))
+
+
+def _hash_files(files: list[Path], extra: str = "") -> str:
+    h = hashlib.sha256(extra.encode())
+    for f in files:
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
     return h.hexdigest()[:16]
 
 
-_CODE_FP = _code_fingerprint()
+# Proofs and float tests: the evaluator's code and the test method (random patterns, screen lanes).
+_EVAL_FP = _hash_files(evaluator_files(), f"float-random={1 << 20};lanes={LANES}")
+# Rows: also this module (the candidate order, wirings and sequence shapes decide which mapping a row shows).
+_SEARCH_FP = _hash_files([Path(__file__)], _EVAL_FP)
+DECIDE_RANDOM = 4096            # float patterns per test in decide_only runs (never cached)
 RESTRICT_TRIES = 6              # refuted candidates (best agreement first) tried under an input range
 PROVED_KINDS = ("proved", "tested")
 
 
 def _evidence(p: PtxSide, a: AmdInstr, wiring: dict[str, Any], amd_prog: Program, arch: str, texts: Texts,
-              proofs: dict[str, Any], timeout_s: int, below: dict[str, int] | None = None) -> dict[str, Any]:
+              proofs: dict[str, Any], timeout_s: int, below: dict[str, int] | None = None,
+              float_random: int = FLOAT_RANDOM) -> dict[str, Any]:
     """Proof (integers) or test (floats), cached by the fingerprint of both texts, the wiring and the range."""
-    key = _fp(p.text, a.text, json.dumps(_wtext(wiring)), str(p.inputs), str(p.width), str(p.ftz),
-              json.dumps(below or {}), str(p.carry_out), p.float_kind)
+    key = _fp(p.text, a.fp, json.dumps(_wtext(wiring)), str(p.inputs), str(p.width), str(p.ftz),
+              json.dumps(below or {}), str(p.carry_out), p.float_kind, code=_EVAL_FP)
     cached = proofs.get(key)
     if cached is not None and cached["kind"] != UNDECIDED:
         ev = dict(cached)
@@ -624,17 +669,23 @@ def _evidence(p: PtxSide, a: AmdInstr, wiring: dict[str, Any], amd_prog: Program
             ev["detail"] = f"same pseudocode as {cached['arch']}, {cached['kind']} there: " + cached["detail"]
         return ev
     if p.float_kind:
-        ev = _test_float(p, amd_prog, arch, texts) | {"arch": arch}
+        ev = _test_float(p, amd_prog, arch, texts, float_random) | {"arch": arch}
     else:
         ev = _prove(p, amd_prog, arch, texts, timeout_s, below) | {"arch": arch}
-    proofs[key] = ev
+    if float_random == FLOAT_RANDOM or not p.float_kind:
+        proofs[key] = ev                # a shortened float test (decide_only) is never cached as evidence
     return ev
 
 
 def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: dict[str, Any],
-             timeout_s: int = Z3_TIMEOUT_S, screens: dict[tuple, Any] | None = None) -> dict[str, Any]:
+             timeout_s: int = Z3_TIMEOUT_S, screens: dict[tuple, Any] | None = None,
+             decide_only: bool = False) -> dict[str, Any]:
     """The best mapping of one PTX form on one arch, with evidence; `proofs` is the fingerprint cache,
-    `screens` memoises candidate outputs on the test vectors (forms with the same operand widths share them)."""
+    `screens` memoises candidate outputs on the test vectors (forms with the same operand widths share them).
+
+    decide_only: whether the row is decided, fast (coverage figures): the range and sequence searches are skipped
+    (they only raise the level of a row that is already decided: a refuted nearest candidate decides it) and float
+    tests use DECIDE_RANDOM patterns (a candidate that passes or fails them decides the row either way)."""
     screens = {} if screens is None else screens
     if p.float_kind:
         vecs = _float_vectors(p, LANES, seed=len(p.inputs) * 1000 + p.width)
@@ -655,8 +706,8 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
         for wiring, notes in _wirings(p, a):
             tried += 1
             amd_prog = _amd_program(p, a, wiring)
-            memo = (a.name, json.dumps(_wtext(wiring)), tuple(p.inputs.items()), p.width, p.ftz, p.float_kind,
-                    p.carry_out, tuple(p.kinds.get(n, "") for n in p.inputs))
+            memo = (a.fp, json.dumps(_wtext(wiring)), tuple(p.inputs.items()), p.width, p.ftz, p.float_kind,
+                    p.carry_out, tuple(p.kinds.get(n, "") for n in p.inputs), p.model is not None)
             if memo not in screens:
                 try:
                     screens[memo] = _screen(p, amd_prog, arch, vecs, texts)
@@ -683,7 +734,8 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
                 if not p.float_kind and _range_options(p, vecs, bad):
                     close.append((agree, a, wiring, restrictions, bad))
                 continue
-            ev = _evidence(p, a, wiring, amd_prog, arch, texts, proofs, timeout_s)
+            ev = _evidence(p, a, wiring, amd_prog, arch, texts, proofs, timeout_s,
+                           float_random=DECIDE_RANDOM if decide_only else FLOAT_RANDOM)
             if ev["kind"] in PROVED_KINDS:
                 level = EQR if restrictions else EQ
                 return {"level": level, "amd": a.name, "wiring": _wtext(wiring), "restrictions": list(restrictions),
@@ -694,6 +746,8 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
                 nearest = (lanes, {"amd": a.name, "wiring": _wtext(wiring), "agree": f"{lanes}/{lanes}",
                                    "evidence": _public(ev)})
     best: dict[str, Any] | None = None
+    if decide_only:
+        close, ranked = [], []
     for _, a, wiring, notes, bad in sorted(close, key=lambda c: -c[0])[:RESTRICT_TRIES]:
         found = _restricted(p, a, wiring, notes, bad, vecs, arch, texts, proofs, timeout_s)
         if found is not None and (best is None or found["coverage"] > best["coverage"]):
@@ -701,7 +755,8 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
     if best is not None:
         best.pop("coverage")
         return best | {"candidates": tried, "not_run": skipped, "refuted": _refuted(related)}
-    seq, searched = _sequence(p, arch, amd, texts, proofs, timeout_s, vecs, want, ranked, screens)
+    seq, searched = _sequence(p, arch, amd, texts, proofs, timeout_s, vecs, want, ranked, screens) \
+        if not decide_only else (None, "decide_only: sequences not searched")
     if seq is not None:
         return seq | {"candidates": tried, "not_run": skipped, "refuted": _refuted(related),
                       "nearest": nearest[1] if nearest else None}
@@ -862,8 +917,8 @@ def _try_sequence(p: PtxSide, spec: dict[str, Any], arch: str, amd: list[AmdInst
     bad = _mismatch(p, want, got)
     if len(bad):
         return None, len(want) - len(bad)
-    key = _fp(p.text, "seq", json.dumps(text), *(amd_by.text for amd_by in amd if amd_by.name in
-                                               {s["amd"] for s in steps}), str(p.inputs), p.float_kind)
+    key = _fp(p.text, "seq", json.dumps(text), *(amd_by.fp for amd_by in amd if amd_by.name in
+                                               {s["amd"] for s in steps}), str(p.inputs), p.float_kind, code=_EVAL_FP)
     cached = proofs.get(key)
     if cached is not None and cached["kind"] != UNDECIDED:
         ev = dict(cached)
@@ -958,8 +1013,9 @@ def _wtext(wiring: dict[str, Any]) -> dict[str, str]:
 # ------------------------------------------------------------------ all forms, one arch, cached
 def discover_arch(arch: str, forms: list[PtxFormRef], texts: Texts, cache: Path | None = None,
                   timeout_s: int = Z3_TIMEOUT_S, progress: Progress | None = None,
-                  budget_s: float | None = None) -> dict[str, Any]:
+                  budget_s: float | None = None, decide_only: bool = False) -> dict[str, Any]:
     """One row per PTX form: {form, chapter, level, amd, wiring, restrictions, evidence | nearest, reason}.
+    decide_only (map_form): only whether each row is decided; its rows are neither cached nor stored.
 
     Rows are cached per form under a fingerprint of the code, the form's manual text and every
     candidate's pseudocode on this arch: a warm run recomputes only the fingerprints. After `budget_s` seconds
@@ -969,13 +1025,13 @@ def discover_arch(arch: str, forms: list[PtxFormRef], texts: Texts, cache: Path 
     t0 = time.perf_counter()
     amd = amd_instructions(arch, texts)
     deadline = time.time() + budget_s if budget_s is not None else None
-    amd_fp = _fp(arch, *(f"{a.name}|{a.text}" for a in amd))
+    amd_fp = _fp(arch, *(f"{a.name}|{a.fp}" for a in amd))
     rows_file = cache.with_name(f"{cache.stem}-rows-{arch}.json") if cache is not None else None
     old = _load(rows_file)
     stored: dict[str, Any] = old.get("rows", {}) if old.get("amd") == amd_fp and isinstance(old.get("rows"), dict) \
         else {}
     proofs: dict[str, Any] | None = None
-    screens: dict[tuple, Any] = {}
+    screens = _SCREENS
     rows, fresh = [], 0
     for i, ref in enumerate(forms):
         if progress is not None:
@@ -992,14 +1048,17 @@ def discover_arch(arch: str, forms: list[PtxFormRef], texts: Texts, cache: Path 
             continue
         if proofs is None:
             proofs = _load(cache)
+        if len(_SCREENS) > SCREENS_MAX:
+            _SCREENS.clear()
         try:
             p = pair_side(ref.form, texts) if ref.form in PAIRS else ptx_side(ref.form, texts)
-            row |= map_form(p, arch, amd, texts, proofs, timeout_s, screens)
+            row |= map_form(p, arch, amd, texts, proofs, timeout_s, screens, decide_only)
         except Exception as exc:  # the row says why; one form never stops the table
             row |= {"level": NOSEM, "reason": f"the PTX semantics do not evaluate: {exc}"}
         rows.append(row)
-        stored[ref.form] = {"fp": fp, "row": row}
-        fresh += 1
+        if not decide_only:
+            stored[ref.form] = {"fp": fp, "row": row}
+            fresh += 1
     if fresh:
         _save(cache, proofs or {})
         if rows_file is not None:
@@ -1013,6 +1072,12 @@ def discover_arch(arch: str, forms: list[PtxFormRef], texts: Texts, cache: Path 
             "computed": fresh}
 
 
+# Candidate outputs on the screen vectors, by the candidate's fingerprint (pseudocode and the machine state it reads),
+# wiring and operand shape: kept for the life of the process, so the next arch screens only changed pseudocode.
+_SCREENS: dict[tuple, Any] = {}
+SCREENS_MAX = 60_000            # about 3 KB each
+
+
 _WORKER_TEXTS: list[Texts] = []
 
 
@@ -1020,11 +1085,6 @@ def _worker_init(texts: Texts | Callable[[], Texts]) -> None:
     """A worker's texts: inherited by fork, or opened anew by a factory (a catalog's SQLite connection must not
     cross a fork)."""
     _WORKER_TEXTS[:] = [texts() if callable(texts) else texts]
-
-
-def _worker_arch(arch: str, forms: list[PtxFormRef], cache: Path | None, timeout_s: int,
-                 budget_s: float | None) -> dict[str, Any]:
-    return discover_arch(arch, forms, _WORKER_TEXTS[0], cache, timeout_s, budget_s=budget_s)
 
 
 def discover_all(archs: Iterable[str], forms: list[PtxFormRef], texts: Texts | Callable[[], Texts],
@@ -1046,15 +1106,34 @@ def discover_all(archs: Iterable[str], forms: list[PtxFormRef], texts: Texts | C
             if progress is not None:
                 progress("rosetta", i + 1, len(archs))
         return out
-    with process_pool(min(jobs, len(archs)), _worker_init, (texts,)) as pool:
-        futures = {pool.submit(_worker_arch, arch, forms, cache, timeout_s, share): arch for arch in archs}
+    chains = arch_chains(archs, jobs)
+    with process_pool(len(chains), _worker_init, (texts,)) as pool:
+        futures = {pool.submit(_worker_chain, chain, forms, cache, timeout_s, share): chain for chain in chains}
         from concurrent.futures import as_completed
 
-        for i, fut in enumerate(as_completed(futures)):
-            out[futures[fut]] = fut.result()
-            if progress is not None:
-                progress("rosetta", i + 1, len(archs))
+        done = 0
+        for fut in as_completed(futures):
+            for arch, found in zip(futures[fut], fut.result(), strict=True):
+                out[arch] = found
+                done += 1
+                if progress is not None:
+                    progress("rosetta", done, len(archs))
     return {a: out[a] for a in archs}
+
+
+def arch_chains(archs: list[str], jobs: int) -> list[list[str]]:
+    """The archs split into `jobs` chains, one per worker, each a family in manual order (cdna3, cdna4, cdna5): a
+    worker keeps its screen memo from one arch to the next, so the later archs of a chain only screen pseudocode
+    that changed."""
+    ordered = sorted(archs, key=lambda a: (a.rstrip("0123456789."), a))
+    k = max(1, min(jobs, len(ordered)))
+    size = -(-len(ordered) // k)
+    return [ordered[i:i + size] for i in range(0, len(ordered), size)]
+
+
+def _worker_chain(chain: list[str], forms: list[PtxFormRef], cache: Path | None, timeout_s: int,
+                  budget_s: float | None) -> list[dict[str, Any]]:
+    return [discover_arch(arch, forms, _WORKER_TEXTS[0], cache, timeout_s, budget_s=budget_s) for arch in chain]
 
 
 def _form_fingerprint(ref: PtxFormRef, amd_fp: str, texts: Texts) -> str:

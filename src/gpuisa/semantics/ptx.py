@@ -205,8 +205,8 @@ def _prose_rules(name: str, code: str, rec: Any, chosen: dict[str, str], types: 
         is_float = any(k == "f" for o, (k, _) in types.items() if o in ("a", "b"))
         expr = (CMP_OPS if is_float else {**CMP_OPS, **CMP_OPS_INT})[op]
 
-        def cmp(m: re.Match[str]) -> str:
-            return expr.replace("A", m.group(1)).replace("B", m.group(2))
+        def cmp(m: re.Match[str]) -> str:       # whole words only: isNAN has an A of its own
+            return re.sub(r"\bB\b", lambda _: m.group(2), re.sub(r"\bA\b", lambda _: m.group(1), expr))
 
         code = re.sub(r"\(\s*([\w\[\]]+)\s+CmpOp\s+([\w\[\]]+)\s*\)", cmp, code)
         notes.append(f"CmpOp {op}: {expr}")

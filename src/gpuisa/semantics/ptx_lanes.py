@@ -26,7 +26,8 @@ LANE_RULES: dict[str, str] = {
     "elementwise": f"{FP}9.7.3.3-floating-point-instructionsadd.md:32 (.f32x2: 'Single precision (.f32) operands "
                    "are then added in parallel'); 9.7.4.1 add (.f16x2/.bf16x2 elements)",
     "rounding": f"{FP}9.7.3.3-floating-point-instructionsadd.md (.rn nearest even, .rz toward zero, .rm/.rp toward "
-                "-inf/+inf); one rounding of the exact result (fma: 'computes a*b+c in infinite precision')",
+                "-inf/+inf); one rounding of the exact result (9.7.4.4 fma: 'no loss of precision in the intermediate product "
+                "and addition')",
     "mixed-upconvert": f"{FP}9.7.5.1-mixed-precision-floating-point-instructionsadd.md Semantics (`d = convert(a) + "
                        "c;`, per element for .f32x2; convert of f16/bf16 to f32 is exact)",
     "mixed-downconvert": f"{FP}9.7.5.1 / 9.7.5.4 Semantics (`d[0:15] = convert(a[0:31] + c[0:31]); // Apply rz for "
@@ -39,11 +40,20 @@ LANE_RULES: dict[str, str] = {
                "min_nan with .NaN: any NaN gives canonical NaN; -0.0 < +0.0; .abs on the inputs; .xorsign sets the "
                "sign to the XOR of the inputs' signs unless d is NaN); 9.7.3.12 max likewise",
     "neg-abs": f"{FP}9.7.4.5 neg / 9.7.4.6 abs (sign bit flipped / cleared; NaN inputs keep their payload)",
+    "testp": f"{FP}9.7.3.1-floating-point-instructionstestp.md:31-55 (the manual has no Semantics block; each .op's "
+             "'True if ...' line, 'positive and negative zero are considered normal numbers')",
+    "f64-directed": f"{FP}9.7.3.3 add / 9.7.3.5 mul ('.rz mantissa LSB rounds towards zero', .rm / .rp): the exact "
+                    "sum (TwoSum) or product (its exact remainder, by integers where float64 cannot hold it) rounded "
+                    "once in the form's direction",
 }
 
-_TYPE = re.compile(r"\.(f16x2|bf16x2|f32x2|f16|bf16|f32)\b")
-_OPS = ("add", "sub", "mul", "fma", "min", "max", "neg", "abs")
-_BITS = {"f16": 16, "bf16": 16, "f32": 32}
+_TYPE = re.compile(r"\.(f16x2|bf16x2|f32x2|f16|bf16|f32|f64)\b")
+_OPS = ("add", "sub", "mul", "fma", "min", "max", "neg", "abs", "testp")
+TESTP: dict[str, str] = {      # testp .op -> which inputs are True (9.7.3.1, the 'True if' lines)
+    "finite": "not infinite or NaN", "infinite": "positive or negative infinity", "number": "not NaN",
+    "notanumber": "NaN", "normal": "a normal number (not NaN, not infinity); zeros are normal",
+    "subnormal": "a subnormal number (not NaN, not infinity)"}
+_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +74,14 @@ def lane_form(form: str) -> LaneForm | None:
     if op not in _OPS:
         return None
     types = [m.group(1) for m in _TYPE.finditer(form)]
-    if not types or ".f64" in form:
-        return None
     mods = set(form.split(".")[1:])
+    if op == "testp" and len(types) == 1 and types[0] in ("f32", "f64") and mods & set(TESTP):
+        return LaneForm(form, op, {"a": _BITS[types[0]]}, {"a": types[0], "d": "pred"}, 1, 1, ("testp",))
+    directed_f64 = types == ["f64"] and op in ("add", "sub", "mul") and bool(mods & {"rz", "rm", "rp"})
+    if not types or op == "testp" or ("f64" in types and op not in ("min", "max") and not directed_f64):
+        return None
     mixed = len(types) > 1
-    special = mixed or any(t in ("bf16", "bf16x2", "f32x2") for t in types) or (op in ("min", "max"))
+    special = mixed or any(t in ("bf16", "bf16x2", "f32x2") for t in types) or op in ("min", "max") or directed_f64
     if not special:
         return None
     if "oob" in mods:
@@ -100,6 +113,8 @@ def lane_form(form: str) -> LaneForm | None:
         elems = {"d": d} | elem
         elems = {k: (v[:-2] if v.endswith("x2") else v) for k, v in elems.items()}
         rules.append("mixed-downconvert" if _BITS[elems["d"]] < 32 else "mixed-upconvert")
+    if directed_f64:
+        rules.append("f64-directed")
     if "ftz" in mods:
         rules.append("ftz")
     if "sat" in mods:
@@ -114,6 +129,8 @@ def lane_form(form: str) -> LaneForm | None:
 def _value(bits: np.ndarray, e: str) -> np.ndarray:
     if e == "f32":
         return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+    if e == "f64":
+        return np.asarray(bits, dtype=np.uint64).view(np.float64)
     return decode(bits, e)
 
 
@@ -157,15 +174,21 @@ def _round32(r: np.ndarray, err: np.ndarray, mode: str) -> np.ndarray:
 
 
 def _encode(r: np.ndarray, err: np.ndarray, e: str, mode: str) -> np.ndarray:
+    if e == "f64":
+        from gpuisa.semantics.ptx_builtins import _round_to  # the f64 directed rounding the evaluator uses
+
+        return (_round_to(r, err, 64, mode) if mode != ".rn" else r).astype(np.float64).view(np.uint64)
     return _round32(r, err, mode) if e == "f32" else encode(r, err, e, mode)
 
 
-_NAN = {"f16": 0x7E00, "bf16": 0x7FC0, "f32": 0x7FC00000}
-_SIGN = {"f16": 0x8000, "bf16": 0x8000, "f32": 0x80000000}
+_NAN = {"f16": 0x7E00, "bf16": 0x7FC0, "f32": 0x7FC00000, "f64": 0x7FF8000000000000}
+_SIGN = {"f16": 0x8000, "bf16": 0x8000, "f32": 0x80000000, "f64": 1 << 63}
 
 
 def _nan_of(bits: np.ndarray, e: str) -> np.ndarray:
-    return np.isnan(bits.astype(np.uint32).view(np.float32)) if e == "f32" else is_nan(bits, e)
+    if e in ("f32", "f64"):
+        return np.isnan(_value(np.asarray(bits, dtype=np.uint64), e))
+    return is_nan(bits, e)
 
 
 def run_lanes(lf: LaneForm, inputs: dict[str, np.ndarray]) -> np.ndarray:
@@ -175,6 +198,8 @@ def run_lanes(lf: LaneForm, inputs: dict[str, np.ndarray]) -> np.ndarray:
     if "mixed-downconvert" in lf.rules:
         mode = ".rz"
     de = lf.elems["d"]
+    if de == "pred":
+        return _testp(lf, np.asarray(inputs["a"], dtype=np.uint64))
     dw = _BITS[de]
     n = len(next(iter(inputs.values())))
     out = np.zeros(n, dtype=np.uint64)
@@ -197,6 +222,37 @@ def run_lanes(lf: LaneForm, inputs: dict[str, np.ndarray]) -> np.ndarray:
     return out
 
 
+def _testp(lf: LaneForm, bits: np.ndarray) -> np.ndarray:
+    x = _value(bits, lf.elems["a"])
+    tiny = 2.0 ** -126 if lf.elems["a"] == "f32" else 2.0 ** -1022
+    op = next(m for m in lf.form.split(".")[1:] if m in TESTP)
+    finite = np.isfinite(x)
+    truth = {"finite": finite, "infinite": np.isinf(x), "number": ~np.isnan(x), "notanumber": np.isnan(x),
+             "normal": finite & ((np.abs(x) >= tiny) | (x == 0)), "subnormal": finite & (np.abs(x) < tiny) & (x != 0)}
+    return truth[op].astype(np.uint64)
+
+
+def _product_error(a: np.ndarray, b: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """a * b - r, exactly enough for its sign: Dekker's split where the product is safely normal, Python's exact
+    fractions elsewhere (near underflow or overflow)."""
+    from fractions import Fraction
+
+    with np.errstate(all="ignore"):
+        split = 134217729.0                                    # 2^27 + 1
+        def parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            c = split * x
+            hi = c - (c - x)
+            return hi, x - hi
+        ah, al = parts(a)
+        bh, bl = parts(b)
+        err = ((ah * bh - r) + ah * bl + al * bh) + al * bl
+    safe = np.isfinite(r) & (np.abs(r) > 2.0 ** -960) & (np.abs(r) < 2.0 ** 960) & np.isfinite(err)
+    for i in np.nonzero(~safe & np.isfinite(a) & np.isfinite(b) & np.isfinite(r))[0]:
+        exact = Fraction(float(a[i])) * Fraction(float(b[i])) - Fraction(float(r[i]))
+        err[i] = 0.0 if exact == 0 else np.copysign(2.0 ** -1074, float(exact))
+    return np.where(np.isfinite(r), err, 0.0)
+
+
 def _element(lf: LaneForm, mods: set[str], mode: str, raw: dict[str, np.ndarray], val: dict[str, np.ndarray],
              de: str) -> np.ndarray:
     sign = np.uint64(_SIGN[de])
@@ -215,7 +271,9 @@ def _element(lf: LaneForm, mods: set[str], mode: str, raw: dict[str, np.ndarray]
             r, err = _two_sum(a, -other if lf.op == "sub" else other)
             zero_sign = (r == 0) & (err == 0) & ~(np.signbit(a) & np.signbit(-other if lf.op == "sub" else other))
         elif lf.op == "mul":
-            r, err = a * (val["c"] if "c" in val else val["b"]), np.zeros_like(a)
+            b = val["c"] if "c" in val else val["b"]
+            r = a * b
+            err = _product_error(a, b, r) if de == "f64" else np.zeros_like(a)
             zero_sign = np.zeros_like(a, dtype=bool)
         else:
             p = a * val["b"]
@@ -264,6 +322,8 @@ def _min_max(lf: LaneForm, mods: set[str], raw: dict[str, np.ndarray], val: dict
 def lanes_differ(lf: LaneForm, want: np.ndarray, got: np.ndarray) -> np.ndarray:
     """Lanes where some element of d differs, a NaN element matching any NaN (payload and sign not compared)."""
     de = lf.elems["d"]
+    if de == "pred":
+        return np.asarray(want, dtype=np.uint64) != np.asarray(got, dtype=np.uint64)
     w = _BITS[de]
     mask = np.uint64((1 << w) - 1)
     want, got = np.asarray(want, dtype=np.uint64), np.asarray(got, dtype=np.uint64)

@@ -1,0 +1,161 @@
+"""The prose models the Rosetta runs where a Semantics block cannot be run as written (semantics.ptx_cvt for cvt of
+narrow float formats, semantics.ptx_lanes for bf16 / f32x2 / mixed precision / min-max): each rule checked against
+the manual line it cites and an independent reference (ml_dtypes' casts, Python's exact fractions)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpuisa.semantics.ptx_cvt import NotModelled, cvt_form, run_cvt
+from gpuisa.semantics.ptx_lanes import lane_form, run_lanes
+from tests.conftest import SOURCES
+
+PTX = SOURCES / "ptx-isa-9.4" / "9-instruction-set"
+CVT = PTX / "9.7.10.24-data-movement-and-conversion-instructionscvt.md"
+
+
+def _f32(x: float) -> int:
+    return int(np.float32(x).view(np.uint32))
+
+
+def _cvt(form: str, **ops: int) -> int:
+    cf = cvt_form(form)
+    return int(run_cvt(cf, {k: np.array([v], dtype=np.uint64) for k, v in ops.items()})[0])
+
+
+def _code(x: float, dtype) -> int:
+    return int(np.array([x], dtype=np.float64).astype(dtype).view(np.uint8)[0])
+
+
+def test_fp8_pair_packs_a_high_b_low():
+    text = CVT.read_text()
+    assert "the value converted from input `a` is stored in the upper 8 bits of `d`" in text
+    got = _cvt("cvt.rn.satfinite.e4m3x2.f32", a=_f32(1.5), b=_f32(-0.3125))
+    assert got == (_code(1.5, ml_dtypes.float8_e4m3fn) << 8) | _code(-0.3125, ml_dtypes.float8_e4m3fn)
+
+
+def test_satfinite_rules():
+    text = CVT.read_text()
+    assert "`.s2f6x2` destination formats `NaN` results are converted to positive _MAX_NORM_" in text
+    assert "the result is sign-preserved _MAX_NORM_ of the destination format" in text
+    fp4_max = _code(float(ml_dtypes.finfo(ml_dtypes.float4_e2m1fn).max), ml_dtypes.float4_e2m1fn)
+    got = _cvt("cvt.rn.satfinite.e2m1x2.f32", a=_f32(float("nan")), b=_f32(-1e30))
+    assert got >> 4 == fp4_max and got & 0xF == 0x8 | fp4_max
+    e4m3_max = _code(448.0, ml_dtypes.float8_e4m3fn)
+    assert _cvt("cvt.rn.satfinite.e4m3x2.f32", a=_f32(float("inf")), b=_f32(500.0)) == e4m3_max << 8 | e4m3_max
+
+
+def test_relu_and_pzo():
+    text = CVT.read_text()
+    assert "`.relu` clamps the result to 0 if negative" in text
+    assert "if the result of the conversion produces `-0.0`, it will be forced to `+0.0`" in text
+    assert _cvt("cvt.rn.relu.satfinite.e5m2x2.f32", a=_f32(-3.0), b=_f32(2.0)) == _code(2.0, ml_dtypes.float8_e5m2)
+    assert _cvt("cvt.rn.bf16.f32", a=_f32(-1e-45)) == 0x8000            # -0.0 without .pzo
+    assert _cvt("cvt.rn.pzo.bf16.f32", a=_f32(-1e-45)) == 0
+
+
+def test_unmodelled_forms_say_why():
+    for form, why in (("cvt.rs.satfinite.e4m3x4.f32", "figures"), ("cvt.rn.satfinite.s2f6x2.f32", "s2f6x2")):
+        with pytest.raises(NotModelled, match=why):
+            cvt_form(form)
+    assert cvt_form("cvt.rn.f32.s32") is None                          # the manual's own block runs it
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(width=32, allow_nan=False, allow_infinity=False), st.sampled_from(["rn", "rz", "rm", "rp"]))
+def test_bf16_rounding_matches_exact_arithmetic(x, mode):
+    # 9.7.10.24 Floating Point Notes: .rn nearest even, .rz toward zero, .rm / .rp toward -inf / +inf
+    got = _cvt(f"cvt.{mode}.bf16.f32", a=_f32(x))
+    value = float(np.array([got], dtype=np.uint16).view(ml_dtypes.bfloat16)[0])
+    exact = Fraction(float(np.float32(x)))
+    lower = np.array([_f32(x) & 0xFFFF0000], dtype=np.uint32).view(np.float32)[0]     # truncated magnitude
+    candidates = {float(lower), float(np.nextafter(np.float32(lower), np.float32(np.copysign(np.inf, x))))}
+    if mode == "rn":
+        assert value == float(np.float32(x).astype(ml_dtypes.bfloat16)) or np.isinf(value)
+    elif mode == "rz":
+        assert abs(Fraction(value)) <= abs(exact) and value in candidates
+    elif mode == "rm" and not np.isinf(value):
+        assert Fraction(value) <= exact
+    elif mode == "rp" and not np.isinf(value):
+        assert Fraction(value) >= exact
+
+
+def _lanes(form: str, **ops: int) -> int:
+    lf = lane_form(form)
+    return int(run_lanes(lf, {k: np.array([v], dtype=np.uint64) for k, v in ops.items()})[0])
+
+
+def test_f32x2_adds_elements_in_parallel():
+    text = (PTX / "9.7.3.3-floating-point-instructionsadd.md").read_text()
+    assert "fA[0] = a[0:31];" in text and "d[i] = fA[i] + fB[i];" in text
+    a = _f32(1.0) | _f32(2.5) << 32
+    b = _f32(0.25) | _f32(-4.0) << 32
+    assert _lanes("add.rn.f32x2", a=a, b=b) == _f32(1.25) | _f32(-1.5) << 32
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 0xFFFF), st.integers(0, 0xFFFF), st.integers(0, 0xFFFF))
+def test_fma_bf16_is_one_rounding(a, b, c):
+    text = (PTX / "9.7.4.4-half-precision-floating-point-instructionsfma.md").read_text()
+    assert "Performs a fused multiply-add with no loss of precision in the intermediate product and addition" in text
+    va, vb, vc = (float(np.array([v], dtype=np.uint16).view(ml_dtypes.bfloat16)[0]) for v in (a, b, c))
+    got = _lanes("fma.rn.bf16", a=a, b=b, c=c)
+    value = float(np.array([got], dtype=np.uint16).view(ml_dtypes.bfloat16)[0])
+    if not all(np.isfinite(v) for v in (va, vb, vc)) or not np.isfinite(value) or abs(va * vb + vc) > 1e38:
+        return
+    exact = Fraction(va) * Fraction(vb) + Fraction(vc)
+    # no bf16 value lies strictly closer to the exact result
+    nxt = [float(np.nextafter(np.float32(value), np.float32(d)).astype(ml_dtypes.bfloat16)) for d in (-np.inf, np.inf)]
+    lo = float(np.array([got - 1 if got & 0x7FFF else got], dtype=np.uint16).view(ml_dtypes.bfloat16)[0])
+    hi = float(np.array([got + 1], dtype=np.uint16).view(ml_dtypes.bfloat16)[0])
+    for other in (lo, hi, *nxt):
+        if np.isfinite(other) and other != value:
+            assert abs(Fraction(other) - exact) >= abs(Fraction(value) - exact)
+
+
+def test_min_nan_and_xorsign():
+    text = (PTX / "9.7.3.11-floating-point-instructionsmin.md").read_text()
+    assert "the result is canonical `NaN` if any of the inputs is `NaN`" in text
+    assert "`.xorsign` considers the sign bit of both inputs before applying `.abs` operation" in text
+    nan, one, m2 = _f32(float("nan")), _f32(1.0), _f32(-2.0)
+    assert _lanes("min.f32", a=nan, b=one) == one                      # min_num: the other operand
+    assert np.isnan(np.uint32(_lanes("min.NaN.f32", a=nan, b=one)).view(np.float32))
+    assert _lanes("min.xorsign.abs.f32", a=one, b=m2) == _f32(-1.0)     # |1| < |-2|, sign 0 ^ 1
+    assert _lanes("max.f32", a=_f32(-0.0), b=_f32(0.0)) == _f32(0.0)   # "-0.0 < +0.0 here"
+
+
+def test_testp_follows_its_true_if_lines():
+    text = (PTX / "9.7.3.1-floating-point-instructionstestp.md").read_text()
+    assert "As a special case, positive and negative zero are considered normal numbers." in text
+    lf = lane_form("testp.normal.f32")
+    vals = [_f32(0.0), _f32(-0.0), 1, _f32(1.0), _f32(float("inf")), _f32(float("nan"))]
+    got = run_lanes(lf, {"a": np.array(vals, dtype=np.uint64)}).tolist()
+    assert got == [1, 1, 0, 1, 0, 0]
+    sub = run_lanes(lane_form("testp.subnormal.f32"), {"a": np.array(vals, dtype=np.uint64)}).tolist()
+    assert sub == [0, 0, 1, 0, 0, 0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False), st.floats(allow_nan=False, allow_infinity=False),
+       st.sampled_from(["rz", "rm", "rp"]))
+def test_f64_directed_mul_is_exact_then_rounded(x, y, mode):
+    text = (PTX / "9.7.3.5-floating-point-instructionsmul.md").read_text()
+    assert "mantissa LSB rounds towards negative infinity" in text and "mantissa LSB rounds towards zero" in text
+    bits = {k: np.array([v], dtype=np.float64).view(np.uint64) for k, v in (("a", x), ("b", y))}
+    z = float(run_lanes(lane_form(f"mul.{mode}.f64"), bits).view(np.float64)[0])
+    exact = Fraction(x) * Fraction(y)
+    if abs(exact) >= Fraction(float(np.finfo(np.float64).max)):
+        return                                                         # overflow: not this test's subject
+    up, down = float(np.nextafter(z, np.inf)), float(np.nextafter(z, -np.inf))
+    if mode == "rm":
+        assert Fraction(z) <= exact < Fraction(up)
+    elif mode == "rp":
+        assert Fraction(down) < exact <= Fraction(z)
+    else:
+        assert abs(Fraction(z)) <= abs(exact) and (exact == 0 or abs(exact) < abs(Fraction(up if exact > 0 else down)))
