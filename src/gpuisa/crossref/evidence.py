@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from gpuisa import semantics
 from gpuisa.atomic import write_text
 from gpuisa.crossref.mappings import EQ, EQR, MAPPINGS, NONE, SEQ, Mapping
 from gpuisa.crossref.programs import Ops, Program, program_errata, run_program
@@ -253,12 +252,14 @@ def _consistent(m: Mapping, ev: Evidence) -> bool:
 
 # ------------------------------------------------------------------ all mappings, cached
 def _fingerprint(texts: Texts) -> str:
-    """Changes when the semantics code, the grammars, the mapping list or the manual texts they run change."""
+    """Changes when the evaluator's code (discovery.evaluator_files: the modules that decide what a program computes),
+    this module's checks, the mapping list or the manual texts they run change; the search and the pages do not."""
+    from gpuisa.crossref.discovery import evaluator_files  # the evaluator's import closure
+
     h = hashlib.sha256()
-    for folder in (Path(semantics.__file__).parent, Path(__file__).parent):
-        for p in sorted(folder.glob("*.*")):
-            if p.suffix in (".py", ".lark"):
-                h.update(p.read_bytes())
+    for p in [*evaluator_files(), Path(__file__), Path(__file__).with_name("mappings.py")]:
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
     for m in MAPPINGS:
         for prog in (m.ptx_prog, m.amd_prog, m.versus):
             for step in prog.steps if prog else ():
