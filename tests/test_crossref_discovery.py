@@ -87,3 +87,28 @@ def test_discovered_sequence_is_stored_and_rechecks(tmp_path):
     swapped = dict(cell, program=dict(cell["program"], x=cell["program"]["y"], y=cell["program"]["x"]),
                    evidence="proved")
     assert not recheck(swapped, TEXTS, amd)[0]
+
+
+def test_proofs_carry_only_where_the_machine_state_read_is_the_same():
+    from tests.conftest import manual_line
+
+    # premise: CDNA3's FP8 is E4M3 with bias 8 (FNUZ), CDNA4's bias 7 (OCP): Table 30 of each manual
+    assert re.search(r"\| FP8\s*\| E4M3\s*\| 8 ", manual_line("cdna3", 1828))
+    assert re.search(r"\| FP8 \| E4M3 \| 7 ", manual_line("cdna4", 1983))
+    a3 = {a.name: a for a in amd_instructions("cdna3", TEXTS)}
+    a4 = {a.name: a for a in amd_instructions("cdna4", TEXTS)}
+    fp8 = "v_cvt_pk_fp8_f32"
+    assert a3[fp8].text == a4[fp8].text            # the same pseudocode, read in two FP8 flavours
+    assert a3[fp8].fp != a4[fp8].fp                # so a cdna3 proof is not carried to cdna4
+    assert a3["v_sad_u32"].text == a4["v_sad_u32"].text and a3["v_sad_u32"].fp == a4["v_sad_u32"].fp
+
+
+def test_evidence_is_keyed_by_the_evaluator_not_the_search():
+    from pathlib import Path
+
+    from gpuisa.crossref import discovery, programs
+    from gpuisa.semantics import interp, ptx_cvt
+
+    files = set(discovery.evaluator_files())
+    assert {Path(programs.__file__), Path(interp.__file__), Path(ptx_cvt.__file__)} <= files
+    assert Path(discovery.__file__) not in files     # changing the search keeps every cached proof
