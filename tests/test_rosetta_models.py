@@ -159,3 +159,19 @@ def test_f64_directed_mul_is_exact_then_rounded(x, y, mode):
         assert Fraction(down) < exact <= Fraction(z)
     else:
         assert abs(Fraction(z)) <= abs(exact) and (exact == 0 or abs(exact) < abs(Fraction(up if exact > 0 else down)))
+
+
+def test_approx_admits_results_within_the_stated_bound():
+    from gpuisa.semantics.ptx_approx import approx_differ, approx_form, run_approx
+
+    text = (PTX / "9.7.3.13-floating-point-instructionsrcp.md").read_text()
+    assert "The maximum ulp error is 1 across the full range of inputs." in text
+    assert "-0.0 | -Inf" in text
+    af = approx_form("rcp.approx.f32")
+    a = np.array([_f32(3.0), _f32(3.0), _f32(3.0), _f32(-0.0), _f32(-0.0)], dtype=np.uint64)
+    want = run_approx(af, {"a": a})
+    third = np.float32(1 / 3)                      # 1/3 rounded up by a third of an ulp
+    down = np.nextafter(third, np.float32(0))      # 2/3 ulp below 1/3: within 1 ulp
+    got = np.array([_f32(third), _f32(down), _f32(np.nextafter(down, np.float32(0))),
+                    _f32(float("-inf")), _f32(float("inf"))], dtype=np.uint64)
+    assert approx_differ(af, want, got).tolist() == [False, False, True, False, True]

@@ -32,6 +32,7 @@ from gpuisa.crossref.programs import Program, Step, run_program
 from gpuisa.errors import GpuisaError
 from gpuisa.semantics.domain_np import NumpyDomain
 from gpuisa.semantics.ptx import ptx_semantics
+from gpuisa.semantics.ptx_approx import ApproxForm, approx_differ, approx_form
 from gpuisa.semantics.ptx_cvt import CVT_RULES, CvtForm, NotModelled, cvt_form, elements_differ
 from gpuisa.semantics.ptx_lanes import LANE_RULES, LaneForm, lane_form, lanes_differ
 from gpuisa.semantics.source import Texts, amd_semantics
@@ -163,7 +164,7 @@ class PtxSide:
     ftz: bool = False            # the form flushes subnormals (compared under the AMD denormal-flush mode)
     kinds: dict[str, str] = field(default_factory=dict)   # operand -> u/i/b/f
     elem: tuple[str, int] | None = None   # packed forms (.u16x2, .f16x2): the element kind and width
-    model: CvtForm | LaneForm | None = None   # run by semantics.ptx_cvt / ptx_lanes (NaN elements compared as NaN)
+    model: CvtForm | LaneForm | ApproxForm | None = None   # run by semantics.ptx_cvt / ptx_lanes (NaN elements compared as NaN)
 
 
 def _carry_result(width: int) -> Any:
@@ -179,6 +180,9 @@ def ptx_side(form: str, texts: Texts) -> PtxSide:
         lf = lane_form(form) if cf is None else None
     except NotModelled as exc:
         raise GpuisaError(f"{form}: {exc}") from None
+    af = approx_form(form)
+    if af is not None:
+        return _approx_side(af, texts)
     if cf is not None:
         return _cvt_side(cf, texts)
     if lf is not None:
@@ -219,6 +223,15 @@ def _cvt_side(cf: CvtForm, texts: Texts) -> PtxSide:
     floats = f"{cf.dest}x{cf.dest_elems}" if cf.dest_elems > 1 else cf.dest
     return PtxSide(cf.form, dict(cf.inputs), cf.width, text, prog, cf.width, float_kind=floats,
                    kinds=kinds | {"d": "f"}, model=cf)
+
+
+def _approx_side(af: ApproxForm, texts: Texts) -> PtxSide:
+    """An .approx form: the exact value and the manual's error bound (semantics.ptx_approx.APPROX_BOUNDS)."""
+    found = texts.ptx_form_text(af.form)
+    text = "\n".join([found.syntax, found.semantics, f"{af.bound.kind} {af.bound.value!r}: {af.bound.cite}"])
+    prog = Program((Step("nvidia", af.form, {n: n for n in af.inputs}, "r"),), "r", 64)
+    return PtxSide(af.form, dict(af.inputs), af.width, text, prog, af.width, float_kind=af.elem, ftz=False,
+                   kinds=dict.fromkeys([*af.inputs, "d"], "f"), model=af)
 
 
 def _lane_side(lf: LaneForm, texts: Texts) -> PtxSide:
@@ -407,6 +420,8 @@ def _width_notes(p: PtxSide, a: AmdInstr, wiring: dict[str, Any]) -> tuple[str, 
         notes.append("SALU: operands in SGPRs, so the values must be the same in every lane (wave-uniform)")
     if p.float_kind:
         notes.append(FLOAT_NOTE_FTZ if p.ftz else FLOAT_NOTE)
+    if isinstance(p.model, ApproxForm):
+        notes.append(p.model.restriction)
     return tuple(notes)
 
 
@@ -571,6 +586,8 @@ def _mismatch(p: PtxSide, want: np.ndarray, got: np.ndarray) -> np.ndarray:
         return np.nonzero(elements_differ(p.model, want, got))[0]
     if isinstance(p.model, LaneForm):
         return np.nonzero(lanes_differ(p.model, want, got))[0]
+    if isinstance(p.model, ApproxForm):
+        return np.nonzero(approx_differ(p.model, want, got))[0]
     if not (p.float_kind and p.kinds.get("d") == "f" and p.dest_width in (16, 32, 64)):
         return np.nonzero(want != got)[0]
     ew = p.elem[1] if p.elem else p.dest_width
@@ -596,8 +613,9 @@ def _test_float(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, n_random
         vals = {n: int(v[i]) for n, v in vecs.items()}
         return {"kind": "counterexample", "counterexample": vals, "time_s": dt,
                 "detail": _cx_text(vals, int(want[i]), int(got[i])) + " (numpy evaluator, float test)"}
+    how = "within the PTX form's stated error bound" if isinstance(p.model, ApproxForm) else "bit-exact"
     return {"kind": "tested", "time_s": dt, "lanes": lanes,
-            "detail": f"tested bit-exact on {lanes - n_random} special-value combinations and {n_random} random bit "
+            "detail": f"tested {how} on {lanes - n_random} special-value combinations and {n_random} random bit "
                       "patterns (NaN results compared as NaN); not proved"}
 
 

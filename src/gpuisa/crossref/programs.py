@@ -16,6 +16,7 @@ from gpuisa.errors import GpuisaError
 from gpuisa.semantics.builtins import Builtins
 from gpuisa.semantics.interp import Interp
 from gpuisa.semantics.ptx import ptx_semantics
+from gpuisa.semantics.ptx_approx import approx_form, run_approx
 from gpuisa.semantics.ptx_cvt import cvt_form, run_cvt
 from gpuisa.semantics.ptx_lanes import lane_form, run_lanes
 from gpuisa.semantics.run import machine_for, parse_block, run_ptx
@@ -113,6 +114,13 @@ def run_amd_step(dom: Any, step: Step, arch: str, env: dict[str, Value], texts: 
 
 
 def run_ptx_step(dom: Any, step: Step, env: dict[str, Value], texts: Texts, errata: bool = True) -> Value:
+    af = approx_form(step.op)
+    if af is not None:                  # .approx: the exact value the bound is measured from (semantics.ptx_approx)
+        if dom.symbolic:
+            raise GpuisaError(f"{step.op}: .approx is tested against its error bound, never proved")
+        ops = Ops(dom, env)
+        vals = {n: _arg(ops, a, af.inputs[n])[0] for n, a in step.args.items()}
+        return run_approx(af, vals), 64
     cf = cvt_form(step.op)
     lf = lane_form(step.op) if cf is None else None
     model = cf or lf
