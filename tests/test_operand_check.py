@@ -207,6 +207,31 @@ def test_derived_rows_keep_the_plain_rows_limits(docs, sources):
         "v_med3_num_f16_e64_dpp v5, v1, v2, v3 quad_perm:[3,2,1,0]")[0] == MISMATCH
 
 
+def test_image_data_is_sized_by_dmask_d16_and_tfe(docs, sources):
+    """The image data pages size vdata by the modifiers (gfx11_vdst_eae4c8.rst); GFX12's page says a fixed
+    4 dwords and its tests follow dmask (OPERAND_EVIDENCE); GFX8.0 does not pack d16 (gfx8_vdst_829fc5.rst)."""
+    page = " ".join((sources / DOCS_REL / "AMDGPU/gfx11_vdst_eae4c8.rst").read_text().split())
+    for said in ("*Size:* depends on :ref:`dmask<amdgpu_synid_dmask>`, :ref:`tfe<amdgpu_synid_tfe>` and",
+                 "may specify from 1 to 4 data elements", "data elements in registers are packed",
+                 "adds 1 dword if specified"):
+        assert said in page, said
+    # LLVM's check line: gfx12_asm_vimage.s:712 image_load v[0:2] ... dmask:0xf ... tfe d16 (4 halves + tfe)
+    assert "image_load v[0:2], [v4, v5], s[8:15] dmask:0xf" in _line(sources, f"{MC}/gfx12_asm_vimage.s", 712)
+    for matcher in (RowMatcher(docs, ("GFX12",), False, 12), RowMatcher(docs, ("GFX11",), False, 11)):
+        ok = matcher.check("image_load v[0:2], [v4, v5], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D_ARRAY tfe d16")
+        assert ok[0] in (PAGE, EVIDENCE), ok
+        for wrong in ("image_load v[0:3], [v4, v5], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D_ARRAY tfe d16",
+                      "image_load v[0:1], v0, s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_1D",
+                      "image_load v0, v0, s[0:7] dmask:0x3 dim:SQ_RSRC_IMG_1D"):
+            assert matcher.check(wrong)[0] == MISMATCH, wrong
+    gfx8 = (sources / DOCS_REL / "AMDGPU/gfx8_vdst_829fc5.rst").read_text()
+    assert "There is no packing." in gfx8
+    m8 = RowMatcher(docs, ("GFX8",), True, 8)
+    assert m8.check("image_gather4 v[5:8], v[1:2], s[8:15], s[12:15] dmask:0x1 d16")[0] == PAGE
+    assert m8.check("image_gather4 v[5:6], v[1:2], s[8:15], s[12:15] dmask:0x1 d16")[0] == PAGE
+    assert m8.check("image_gather4 v[5:7], v[1:2], s[8:15], s[12:15] dmask:0x1 d16")[0] == MISMATCH
+
+
 def test_true16_halves_are_counted_apart(docs, sources):
     """The pages describe 16-bit operands as whole VGPRs and say their 16-bit register syntax is unfinished;
     a real-true16 check line (v128.h, op_sel for the high half) parses only under the named rule."""

@@ -187,7 +187,8 @@ class OperandReport:
                           "tests": f"{fix.evidence}: {fix.example}", "serves": list(fix.families), "reason": fix.reason}
                    for rule, fix in ROW_EVIDENCE.items()}
         return {"families": out, "no_page": dict(self.no_page), "invalid_text": self.invalid_text,
-                "true16_rule": TRUE16_RULE, "operand_evidence": corrections, "derived_rows": derived}
+                "true16_rule": TRUE16_RULE, "image_data_rule": IMAGE_DATA_RULE, "operand_evidence": corrections,
+                "derived_rows": derived}
 
 
 def family_of(docs: SyntaxDocs, target: str) -> tuple[str, tuple[str, ...], str] | None:
@@ -245,6 +246,7 @@ class RowMatcher:
         self.chain, self.wave64, self.gen = chain, wave64, gen
         self.fconst_all = any(f in FCONST_MEANS_CONSTANT for f in chain)
         self.true16 = False
+        self.modifiers: dict[str, str] = {}  # the example's modifiers (name -> value): dmask, d16, tfe
         self.used: set[str] = set()          # OPERAND_EVIDENCE labels the row being matched relied on
         self.last_evidence: frozenset[str] = frozenset()   # those of the last check() that parsed
 
@@ -384,6 +386,7 @@ class RowMatcher:
         row_mods = [o for o in row.operands if o.role == "modifier"]
         toks = [t.text for t in tokens]
         words = [m.text for m in mods]
+        self.modifiers = {w.partition(":")[0].lower(): w.partition(":")[2] for w in words}
         # a token with a space before the last one (`exp mrt0 v1, ...`): operands the row separates
         # with a space instead of a comma
         split: list[str] = []
@@ -510,8 +513,11 @@ class RowMatcher:
         return None
 
     def _sizes(self, op: Operand) -> set[int] | None:
-        """Register widths (dwords) the operand's page allows; None when the page leaves it open."""
-        return allowed_dwords(op, self.wave64)
+        """Register widths (dwords) the operand's page allows; None when the page leaves it open. Image
+        data sized by the example's dmask / d16 / tfe (IMAGE_DATA_RULE) is the one width they give."""
+        page = self.docs.pages.get(op.page)
+        widths = image_dwords(op.size_text, page.text if page else "", self.modifiers)
+        return widths if widths is not None else allowed_dwords(op, self.wave64)
 
     def _value_ok(self, op: Operand, kinds: set[str], core: str) -> str | None:
         if core.startswith(("lit(", "lit64(")) and core.endswith(")"):
@@ -613,6 +619,41 @@ def _register(text: str) -> tuple[str, int, int] | None:
         return ops.parse_register(text)
     except OperandError:
         return None
+
+
+# Image data whose page sizes it by the instruction's modifiers (gfx11_vdst_eae4c8.rst: "Size: depends on
+# dmask, tfe and d16": dmask selects 1 to 4 data elements, d16 packs two to a dword, tfe adds 1 dword;
+# gfx11_vdst_5ec176.rst (gather4): "4 data elements by default"; gfx11_vdata_84fab6.rst (atomic cmpswap):
+# "dmask may specify 2 data elements for 32-bit-per-pixel surfaces or 4 ..."; gfx8_vdst_4730df.rst: d16
+# packs only from GFX8.1, "For GFX8.0 ... There is no packing"). The widths are the ones these give.
+IMAGE_DATA_RULE = "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx11_vdst_eae4c8.rst:15-21 (depends on dmask, tfe and d16)"
+_DMASK_SIZE = re.compile(r"^depends on dmask\b")
+_FOUR_ELEMENTS = re.compile(r"^4 data elements by default")
+_ATOMIC_ELEMENTS = re.compile(r"may specify (\d) data elements? for 32-bit-per-pixel surfaces or (\d) data elements?")
+
+
+def image_dwords(size_text: str, page_text: str, modifiers: dict[str, str]) -> set[int] | None:
+    """Dwords an image data operand takes with these modifiers (IMAGE_DATA_RULE); None for other pages or
+    a dmask written as an expression."""
+    text = size_text.strip()
+    tfe = 1 if "tfe" in modifiers else 0
+    if _DMASK_SIZE.match(text):
+        atomic = _ATOMIC_ELEMENTS.search(" ".join(page_text.split()))
+        if atomic:   # the surface format (in the resource, not the instruction) picks one of two sizes
+            return {int(atomic.group(1)) + tfe, int(atomic.group(2)) + tfe}
+        mask = ops.parse_int(modifiers["dmask"]) if "dmask" in modifiers else 0
+        if mask is None:
+            return None
+        elements = max(1, bin(mask & 0xF).count("1"))
+    elif _FOUR_ELEMENTS.match(text):
+        elements = 4
+    else:
+        return None
+    widths = {elements}
+    if "d16" in modifiers and "d16" in text:
+        packed = (elements + 1) // 2
+        widths = {elements, packed} if "There is no packing" in page_text else {packed}
+    return {w + tfe for w in widths}
 
 
 _BY_DEFAULT = re.compile(r"^(\d+) dwords? by default")

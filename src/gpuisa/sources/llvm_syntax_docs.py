@@ -172,6 +172,28 @@ OPERAND_EVIDENCE: dict[str, OperandEvidence] = {
         "scratch saddr page lists",
         Provenance(SOURCE, _GFX12_OPERANDS, 191, "amdgpu_synid_gfx12_saddr_8ad588"),
         f"{_MC}/gfx12_asm_vflat.s:2096", "scratch_load_b32 v1, v0, off offset:-64", older="GFX11"),
+    "amdgpu_synid_gfx12_vdata_69a144": OperandEvidence(
+        {"VIMAGE": "amdgpu_synid_gfx11_vdst_eae4c8", "VSAMPLE": "amdgpu_synid_gfx11_vdst_eae4c8"},
+        "GFX12's image rows (image_load, image_store, image_sample ...) link vdata to a fixed '4 dwords' page; "
+        "the tests size it by dmask, tfe and d16 (image_load v0 ... dmask:0x1), as the GFX11 rows of the same "
+        "instructions link their data operand to pages whose size depends on dmask, tfe and d16",
+        Provenance(SOURCE, _GFX12_OPERANDS, 1218, "amdgpu_synid_gfx12_vdata_69a144"),
+        f"{_MC}/gfx12_asm_vimage.s:658", "image_load v0, v0, s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_1D", older="GFX11"),
+    "amdgpu_synid_gfx12_vdata_89680f": OperandEvidence(
+        {"VIMAGE": "amdgpu_synid_gfx11_vdata_84fab6"},
+        "GFX12's image_atomic_cmpswap row links vdata to a '1 dword' page; the tests write 2 dwords (the compare "
+        "value and the data, dmask:0x3), as the GFX11 row's vdata page says (2 data elements for 32-bit-per-pixel "
+        "surfaces or 4 for 64-bit)",
+        Provenance(SOURCE, _GFX12_OPERANDS, 1174, "amdgpu_synid_gfx12_vdata_89680f"),
+        f"{_MC}/gfx12_asm_vimage.s:95", "image_atomic_cmpswap v[0:1], v0, s[0:7] dmask:0x3 dim:SQ_RSRC_IMG_1D",
+        older="GFX11"),
+    "amdgpu_synid_gfx12_vaddr_d82160": OperandEvidence(
+        {"VIMAGE": "amdgpu_synid_gfx11_vaddr_a5639c", "VSAMPLE": "amdgpu_synid_gfx11_vaddr_a5639c"},
+        "GFX12's image rows link vaddr to a fixed '4 dwords' page; the tests write 1 to 4 address VGPRs as dim "
+        "and a16 require (image_load ... v0 ... dim:SQ_RSRC_IMG_1D), as the GFX11 rows' vaddr page says "
+        "(1-12 dwords, by opcode, dim and a16)",
+        Provenance(SOURCE, _GFX12_OPERANDS, 1155, "amdgpu_synid_gfx12_vaddr_d82160"),
+        f"{_MC}/gfx12_asm_vimage.s:746", "image_load v[0:3], v0, s[0:7] dmask:0xf dim:SQ_RSRC_IMG_1D", older="GFX11"),
     "amdgpu_synid_gfx11_vsrc_6802ce": OperandEvidence(
         {"VOP3 DPP": "amdgpu_synid_gfx11_src_852d86"},
         "GFX12 has no VOP3 DPP rows; those borrowed from GFX11 take vsrc1 as a VGPR only, while the GFX12 tests "
@@ -243,10 +265,12 @@ def evidence_page(docs: SyntaxDocs, label: str, row: SyntaxInstruction | None,
     section = next((s for s in fix.use if row.section.startswith(s)), None)
     if section is None:
         return None, None
-    name = next((o.name for o in row.operands if o.label == label), "")
+    at, name = next(((n, o.name) for n, o in enumerate(row.operands) if o.label == label), (-1, ""))
     older = docs.families.get(fix.older)
     same = next((i for i in older.instructions if i.mnemonic == row.mnemonic), None) if older else None
     twin = next((o.label for o in same.operands if o.name == name), "") if same else ""
+    if same and not twin and 0 <= at < len(same.operands) and same.operands[at].role == row.operands[at].role:
+        twin = same.operands[at].label   # renamed in place (GFX11 image_load's vdst is GFX12's vdata)
     page = docs.pages.get(twin) or docs.pages.get(fix.use[section])
     return (page, fix) if page else (None, None)
 
