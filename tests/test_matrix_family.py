@@ -188,3 +188,17 @@ def test_rdna4_wmma_a_b_use_the_tables_register_counts(name: str, bits: int, reg
         raw = rng.integers(0, 1 << bits, size=(1, r, c), dtype=np.uint64)
         back = mx.from_registers(shape, op, mx.to_registers(shape, op, raw, bits, arch="rdna4"), bits, arch="rdna4")
         assert (back == raw).all()
+
+
+@pytest.mark.parametrize("arch", ["cdna1", "cdna2"])
+def test_legacy_mfma_names_take_the_block_count_the_manual_gives(arch: str) -> None:
+    """V_MFMA_F32_16X16X1F32 names no block count; the opcode table's description does ('..., 4 Blocks, 8 pass, srcA/srcB
+    one archVgpr', cdna2/README.md:3583). Every such row of the manual against parse_name."""
+    from tests.conftest import MANUALS
+
+    rows = re.findall(r"\| (V_MFMA_\w+) +\| D\((\d+)x(\d+)\w+\) = A\((\d+)x(\d+)\w+\).*?, (\d+) Blocks",
+                      (MANUALS / arch / "README.md").read_text(encoding="utf-8"))
+    legacy = [r for r in rows if re.search(r"X\d+[A-Z]", r[0].split("_", 3)[-1])]
+    assert len(legacy) >= 20
+    for name, _, _, _, _, blocks in legacy:
+        assert mx.parse_name(name).blocks == int(blocks), name

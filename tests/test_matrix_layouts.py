@@ -321,6 +321,7 @@ def _llvm_forms(path: str) -> set[tuple]:
 
 
 @pytest.mark.parametrize(("path", "arch"), [("gfx1250_asm_wmma_w32.s", "cdna5"), ("mai-gfx942.s", "cdna3"),
+                                            ("mai-gfx90a.s", "cdna2"),
                                             ("mai-gfx950.s", "cdna4"), ("gfx11_asm_wmma.s", "rdna3"),
                                             ("gfx12_asm_wmma_w32.s", "rdna4")])
 def test_register_counts_match_llvm(path: str, arch: str) -> None:
@@ -329,8 +330,8 @@ def test_register_counts_match_llvm(path: str, arch: str) -> None:
     'v_wmma_f32_16x16x128_f8f6f4 v[0:7], v[8:19], ... matrix_a_fmt:MATRIX_FMT_FP6': 12 VGPRs of 6-bit A)."""
     checked = 0
     for name, code_a, code_b, d, a, b, c, sa, sb in sorted(_llvm_forms(path), key=str):
-        if re.search(r"_\d+x\d+x\d+[a-z]", name):
-            continue      # LLVM's legacy spellings (v_mfma_f32_16x16x1f32) name no block count
+        if arch != "cdna2" and re.search(r"_\d+x\d+x\d+[a-z]", name):
+            continue      # LLVM's gfx940+ aliases in the old spelling (v_mfma_f32_32x32x4bf16) name renamed instructions
         if not mx.is_matrix_name(name) or not mx.layout_known(mx.parse_name(name), arch):
             continue
         shape = mx.parse_name(name)
@@ -361,7 +362,7 @@ def test_register_counts_match_llvm(path: str, arch: str) -> None:
             got = int((lay[..., 1] * 32 + lay[..., 2] + bits - 1).max()) // 32 + 1
             assert got == want, f"{path}: {name} {op} (formats {code_a}, {code_b}) takes {want} VGPRs in LLVM, {got} here"
             checked += 1
-    assert checked >= {"cdna5": 150, "cdna3": 30, "cdna4": 40, "rdna3": 10, "rdna4": 20}[arch]
+    assert checked >= {"cdna5": 150, "cdna3": 30, "cdna2": 30, "cdna4": 40, "rdna3": 10, "rdna4": 20}[arch]
 
 
 # ------------------------------------------------------------------ evaluated on the register view
@@ -528,3 +529,82 @@ def test_eval_lanes_uses_the_cdna5_and_sparse_layouts(tmp_path) -> None:
         np.save(tmp_path / f"{k}4.npy", v.astype(np.float16))
     with pytest.raises(GpuisaError, match="rdna4's SWMMAC index pseudocode"):
         eval_matrix(small.name, "rdna4", [f"{k.upper()}={tmp_path / (k + '4.npy')}" for k in "abc"], TEXTS, lanes=True)
+
+
+def _tiled_via_registers(shape: mx.MatrixShape, arch: str, a: np.ndarray, b: np.ndarray, c: np.ndarray,
+                         codes: dict) -> np.ndarray:
+    """mma_table.tiled's tiling, each AMD step run on its register view (to_registers -> run_registers ->
+    from_registers) instead of on matrices."""
+    mp, np_, kp = (-(-d // t) * t for d, t in ((a.shape[0], shape.m), (b.shape[1], shape.n), (a.shape[1], shape.k)))
+    A, B = np.zeros((mp, kp)), np.zeros((kp, np_))
+    A[:a.shape[0], :a.shape[1]], B[:b.shape[0], :b.shape[1]] = a, b
+    D = np.zeros((mp, np_))
+    D[:c.shape[0], :c.shape[1]] = c
+    fa, ba = mx.element_format(shape.a, arch, codes.get("a_code"))
+    fb, bb = mx.element_format(shape.b, arch, codes.get("b_code"))
+    cf, cb = _REG[shape.c_type]
+    df, db = _REG[shape.out]
+    for i in range(0, mp, shape.m):
+        for j in range(0, np_, shape.n):
+            acc = D[i:i + shape.m, j:j + shape.n]
+            for kk in range(0, kp, shape.k):
+                ta, tb = A[i:i + shape.m, kk:kk + shape.k], B[kk:kk + shape.k, j:j + shape.n]
+                regs = {"B": mx.to_registers(shape, "B", mx.encode_elements(tb, fb), bb, arch=arch),
+                        "C": mx.to_registers(shape, "C", mx.encode_elements(acc, cf), cb, arch=arch)}
+                if shape.sparse:
+                    vals, index = mx.compress(ta)
+                    regs["A"] = mx.to_registers(shape, "A", mx.encode_elements(vals, fa), ba, arch=arch)
+                    regs["index"] = mx.to_registers(shape, "index", index.reshape(vals.shape).astype(np.uint64), 2,
+                                                    arch=arch)
+                else:
+                    regs["A"] = mx.to_registers(shape, "A", mx.encode_elements(ta, fa), ba, arch=arch)
+                d_regs = mx.run_registers(shape, arch, regs, a_code=codes.get("a_code"), b_code=codes.get("b_code"))
+                acc = mx.decode_elements(mx.from_registers(shape, "D", d_regs, db, arch=arch), df)[0]
+            D[i:i + shape.m, j:j + shape.n] = acc
+    return D[:a.shape[0], :b.shape[1]]
+
+
+@pytest.mark.parametrize("form", ["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+                                  "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",
+                                  "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32",
+                                  "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"])
+def test_mma_table_rows_hold_through_both_register_views(form: str) -> None:
+    """A PTX row's counterparts, fragment to fragment: PTX A, B, C fragments (9.7.16.5 / 9.7.16.6 formulas) ->
+    AMD registers by each arch's layout -> the AMD instructions -> AMD D registers -> PTX D fragments, equal to the
+    fragments of the table's own (matrix-level) result on every arch whose layout is modelled."""
+    from gpuisa.semantics import mma_table as mt
+    from gpuisa.semantics import ptx_fragments as pf
+
+    dense = (SOURCES / pf.MMA_MD).read_text(encoding="utf-8")
+    sparse = (SOURCES / pf.SPARSE_MD).read_text(encoding="utf-8")
+    p = mt.parse_ptx(form)
+    names = {a: [n for n in TEXTS.instruction_docs(a) if mx.MATRIX_FAMILY.match(n)] for a in mt.AMD_ARCHS}
+    rng = np.random.default_rng(21)
+    a = mt._random(p.a, (p.m, p.k), rng)
+    if p.sparse:
+        groups = a.reshape(p.m, -1, 4)
+        a = np.where(np.argsort(rng.random(groups.shape), axis=-1) < 2, groups, 0).reshape(p.m, p.k)
+    b = mt._random(p.b, (p.k, p.n), rng)
+    c = rng.integers(-1000, 1000, (p.m, p.n)) if p.c == "s32" else mt._random(p.c, (p.m, p.n), rng)
+    lay = {op: (pf.sparse_layout(sparse, dense, p.m, p.n, p.k, p.a, p.c, op) if p.sparse else
+                pf.layout(dense, p.m, p.n, p.k, p.a, p.c, op)) for op in "ABC"}
+    # the PTX side holds fragments; the matrices the AMD side gets are read back from them
+    if p.sparse:        # packed nonzeros in the A fragments, their positions beside them (the metadata)
+        vals, index = mx.compress(a)
+        a = mx.expand(pf.from_fragments(lay["A"], pf.to_fragments(lay["A"], vals)).reshape(vals.shape), index, p.k)
+    else:
+        a = pf.from_fragments(lay["A"], pf.to_fragments(lay["A"], a)).reshape(p.m, p.k)
+    b_m = pf.from_fragments(lay["B"], pf.to_fragments(lay["B"], b)).reshape(p.k, p.n)
+    c_m = pf.from_fragments(lay["C"], pf.to_fragments(lay["C"], c)).reshape(p.m, p.n)
+    checked = []
+    for cp in mt.counterparts(p, names):
+        shape = mx.parse_name(cp.instruction) if cp.level != "none" else None
+        if shape is None or not mx.layout_known(shape, cp.arch) or shape.out not in _REG:
+            continue
+        codes = ({"a_code": mt._F8F6F4_CODE.get(p.a), "b_code": mt._F8F6F4_CODE.get(p.b)}
+                 if shape.a == "f8f6f4" else {})
+        want = mt.tiled(shape, cp.arch, a, b_m, c_m, p)
+        got = _tiled_via_registers(shape, cp.arch, a, b_m, c_m, codes)
+        assert np.array_equal(pf.to_fragments(lay["C"], got), pf.to_fragments(lay["C"], want)), cp
+        checked.append(cp.arch)
+    assert len(checked) >= (2 if p.sparse else 3), checked

@@ -142,9 +142,17 @@ def parse_name(name: str) -> MatrixShape:
     if out == "bf16f32":      # D bf16, C f32 (cdna5/README.md:17301 'Matrix C is single-precision ... D is BF16')
         out, c = "bf16", "f32"
     fam = m.group("fam")
-    return MatrixShape(name.lower(), fam, int(m.group("m")), int(m.group("n")), int(m.group("k")),
-                       int(m.group("b") or 1), out, a, b, bool(m.group("scale")), fam in ("smfmac", "swmmac"), c,
-                       16 if m.group("sblock") else SCALE_BLOCK)
+    mm, kk = int(m.group("m")), int(m.group("k"))
+    blocks = int(m.group("b") or 1)
+    if fam == "mfma" and m.start("ins") == m.end("k"):
+        # the cdna1/cdna2 spelling (V_MFMA_F32_16X16X1F32) names no block count: the description gives it
+        # ("4 Blocks, 8 pass, srcA/srcB one archVgpr", cdna2/README.md:3583); it is the lanes' A values over M x K
+        # (the K_L rule, cdna4/README.md:1733), A being one VGPR, or two for F16, BF16_1K and F64
+        per_lane = {"f32": 1, "f16": 4, "i8": 4, "bf16": 4 if name.lower().endswith("_1k") else 2, "f64": 1}[a]
+        # (at least one: LLVM's gfx940 spellings of one-block instructions, v_mfma_i32_16x16x32i8, hold more values)
+        blocks = max(1, 64 * per_lane // (mm * kk))
+    return MatrixShape(name.lower(), fam, mm, int(m.group("n")), kk, blocks, out, a, b, bool(m.group("scale")),
+                       fam in ("smfmac", "swmmac"), c, 16 if m.group("sblock") else SCALE_BLOCK)
 
 
 _FORMULA = re.compile(r"D = A \((?:sparse )?(\d+)x(\d+)\) \* B \((\d+)x(\d+)\) \+ [CD] \((\d+)x(\d+)\)")
