@@ -568,7 +568,8 @@ def to_registers(shape: MatrixShape, operand: str, raw: np.ndarray, bits: int, o
     regs = np.zeros((nregs + 1, shape.wave), dtype=np.uint64)
     word = (raw.ravel() & np.uint64((1 << bits) - 1)) << bit          # at most 63 bits: low and next register
     np.bitwise_or.at(regs, (reg, lane), word & np.uint64(0xFFFFFFFF))
-    np.bitwise_or.at(regs, (reg + 1, lane), word >> np.uint64(32))
+    if 32 % bits:                                                     # only widths that can run into the next one
+        np.bitwise_or.at(regs, (reg + 1, lane), word >> np.uint64(32))
     regs = regs[:nregs]
     if shape.family == "wmma" and operand in ("A", "B") and arch not in (*RDNA4_ARCHS, "cdna5"):
         regs[:, 16:32] = regs[:, 0:16]
@@ -580,8 +581,10 @@ def from_registers(shape: MatrixShape, operand: str, regs: np.ndarray, bits: int
     """Registers (regs x lanes) -> raw element encodings (blocks x rows x cols)."""
     lay = layout(shape, operand, bits, opsel, arch)
     r = np.asarray(regs, dtype=np.uint64)
-    r = np.concatenate([r, np.zeros((1, r.shape[1]), dtype=np.uint64)])
-    words = r[lay[..., 1], lay[..., 0]] | (r[lay[..., 1] + 1, lay[..., 0]] << np.uint64(32))
+    words = r[lay[..., 1], lay[..., 0]]
+    if 32 % bits:                   # 6-bit items may continue in the next register
+        r = np.concatenate([r, np.zeros((1, r.shape[1]), dtype=np.uint64)])
+        words = words | (r[lay[..., 1] + 1, lay[..., 0]] << np.uint64(32))
     return (words >> lay[..., 2].astype(np.uint64)) & np.uint64((1 << bits) - 1)
 
 
