@@ -175,3 +175,10 @@ def test_approx_admits_results_within_the_stated_bound():
     got = np.array([_f32(third), _f32(down), _f32(np.nextafter(down, np.float32(0))),
                     _f32(float("-inf")), _f32(float("inf"))], dtype=np.uint64)
     assert approx_differ(af, want, got).tolist() == [False, False, True, False, True]
+
+
+def test_copysign_copies_the_sign_of_a_into_b():
+    text = (PTX / "9.7.3.2-floating-point-instructionscopysign.md").read_text()
+    assert "Copy sign bit of `a` into value of `b`, and return the result as `d`." in text
+    assert _lanes("copysign.f32", a=_f32(-0.0), b=_f32(2.5)) == _f32(-2.5)
+    assert _lanes("copysign.f32", a=_f32(1.0), b=_f32(float("-inf"))) == _f32(float("inf"))

@@ -40,6 +40,8 @@ LANE_RULES: dict[str, str] = {
                "min_nan with .NaN: any NaN gives canonical NaN; -0.0 < +0.0; .abs on the inputs; .xorsign sets the "
                "sign to the XOR of the inputs' signs unless d is NaN); 9.7.3.12 max likewise",
     "neg-abs": f"{FP}9.7.4.5 neg / 9.7.4.6 abs (sign bit flipped / cleared; NaN inputs keep their payload)",
+    "copysign": f"{FP}9.7.3.2-floating-point-instructionscopysign.md (no Semantics block; Description: 'Copy sign "
+                "bit of a into value of b, and return the result as d')",
     "testp": f"{FP}9.7.3.1-floating-point-instructionstestp.md:31-55 (the manual has no Semantics block; each .op's "
              "'True if ...' line, 'positive and negative zero are considered normal numbers')",
     "f64-directed": f"{FP}9.7.3.3 add / 9.7.3.5 mul ('.rz mantissa LSB rounds towards zero', .rm / .rp): the exact "
@@ -48,7 +50,7 @@ LANE_RULES: dict[str, str] = {
 }
 
 _TYPE = re.compile(r"\.(f16x2|bf16x2|f32x2|f16|bf16|f32|f64)\b")
-_OPS = ("add", "sub", "mul", "fma", "min", "max", "neg", "abs", "testp")
+_OPS = ("add", "sub", "mul", "fma", "min", "max", "neg", "abs", "testp", "copysign")
 TESTP: dict[str, str] = {      # testp .op -> which inputs are True (9.7.3.1, the 'True if' lines)
     "finite": "not infinite or NaN", "infinite": "positive or negative infinity", "number": "not NaN",
     "notanumber": "NaN", "normal": "a normal number (not NaN, not infinity); zeros are normal",
@@ -77,6 +79,9 @@ def lane_form(form: str) -> LaneForm | None:
     mods = set(form.split(".")[1:])
     if op == "testp" and len(types) == 1 and types[0] in ("f32", "f64") and mods & set(TESTP):
         return LaneForm(form, op, {"a": _BITS[types[0]]}, {"a": types[0], "d": "pred"}, 1, 1, ("testp",))
+    if op == "copysign" and len(types) == 1 and types[0] in ("f32", "f64"):
+        return LaneForm(form, op, dict.fromkeys(("a", "b"), _BITS[types[0]]), dict.fromkeys(("a", "b", "d"), types[0]),
+                        1, _BITS[types[0]], ("copysign",))
     directed_f64 = types == ["f64"] and op in ("add", "sub", "mul") and bool(mods & {"rz", "rm", "rp"})
     if not types or op == "testp" or ("f64" in types and op not in ("min", "max") and not directed_f64):
         return None
@@ -256,6 +261,8 @@ def _product_error(a: np.ndarray, b: np.ndarray, r: np.ndarray) -> np.ndarray:
 def _element(lf: LaneForm, mods: set[str], mode: str, raw: dict[str, np.ndarray], val: dict[str, np.ndarray],
              de: str) -> np.ndarray:
     sign = np.uint64(_SIGN[de])
+    if lf.op == "copysign":
+        return (raw["a"] & sign) | (raw["b"] & ~sign)
     if lf.op in ("neg", "abs"):
         a = raw["a"]
         if "ftz" in mods:
