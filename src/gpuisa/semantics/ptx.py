@@ -125,6 +125,10 @@ ERRATA: dict[str, tuple[tuple[str, str, str], ...]] = {
     "prmt": (("tmp[31:24] = ReadByte( mode, ctl[3], tmp64 );",
               "tmp[31:24] = ReadByte( mode, ctl[3], tmp64 );\nd = tmp[31:0];",
               "the block builds tmp but never writes d"),),
+    # 9.7.1.22 szext: the Description sign-extends ("the sign bit ... is replicated"); the conditional's ':' is
+    # printed as '|', which also reads as an absolute-value bar
+    "szext": (("(sign_bit ? mask | 0)", "(sign_bit ? mask : 0)",
+               "the conditional `sign_bit ? mask | 0` has '|' for ':' (the sign bit's mask or zero)"),),
 }
 
 _TYPE = re.compile(r"^\.([usbf])(8|16|32|64)$")
@@ -248,6 +252,18 @@ def _prose_rules(name: str, code: str, rec: Any, chosen: dict[str, str], types: 
     return code, extra, outputs, notes
 
 
+def _syntax_operands(syntax: str, count: int) -> list[str]:
+    """The operand names of the Syntax block's first template with `count` operands (`add{.sat}.s8x4 d, a, b;`),
+    for a form whose listed operands are an example's register names (`p, q, r`) the Semantics block never uses."""
+    for line in _code_of(syntax).splitlines():
+        parts = line.strip().rstrip(";").split(None, 1)
+        if len(parts) == 2 and not parts[0].startswith("."):
+            names = operand_names(parts[1])
+            if len(names) == count:
+                return names
+    return []
+
+
 def _carry_out(code: str, width: int) -> str:
     """After `d = x + y [+ cf];` add `cf_out = carry of the unsigned width-bit sum` (borrow for `d = a - ...`).
 
@@ -311,6 +327,8 @@ def ptx_semantics(form: str, texts: Texts, errata: bool = True) -> PtxSemantics:
     if found.instruction == "shf":
         chosen["dir"] = next((m for m in rec.modifiers if m in (".l", ".r")), "")
     ops = operand_names(rec.operands)
+    if not any(re.search(rf"\b{re.escape(o)}\b", code) for o in ops):
+        ops = _syntax_operands(found.syntax, len(ops)) or ops    # the form's operands came from an example line
     base = rec.types[0] if rec.types else ".b32"
     packed = PACKED.match(base)
     elem: tuple[str, int] | None = None
