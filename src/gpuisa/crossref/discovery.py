@@ -350,12 +350,14 @@ def _flags(p: PtxSide) -> list[str]:
     return [n for n, w in p.inputs.items() if w == 1]
 
 
-def _compatible(p: PtxSide, a: AmdInstr, relaxed: bool = False) -> bool:
+def _compatible(p: PtxSide, a: AmdInstr, relaxed: bool = False, carry_less: bool = False) -> bool:
     """Whether a can stand for p: operand kinds, flags, source count and widths; `relaxed` keeps only the source
-    count (the fallback that finds a nearest candidate to refute when nothing fits)."""
+    count (the fallback that finds a nearest candidate to refute when nothing fits); `carry_less` also admits an
+    instruction that writes no carry for a form with a carry-out (the last fallback: refuted where CC.CF is 1)."""
     k = len(p.inputs) - (1 if a.reads and _flags(p) else 0)
     if relaxed:
-        return a.sources in (k, k + 1) and not (a.reads and not _flags(p)) and not (p.carry_out and not a.writes)
+        return a.sources in (k, k + 1) and not (a.reads and not _flags(p)) and \
+            (carry_less or not (p.carry_out and not a.writes))
     if bool(p.float_kind) != a.floats and not ("cvt" in a.name or _bitwise(a)):
         return False
     if p.carry_out and not a.writes:
@@ -397,6 +399,10 @@ def _wirings(p: PtxSide, a: AmdInstr) -> list[tuple[dict[str, Any], tuple[str, .
 
 
 def _amd_program(p: PtxSide, a: AmdInstr, wiring: dict[str, Any]) -> Program:
+    if p.carry_out and not a.writes:     # a nearest candidate without a carry: its carry-out reads as 0
+        def no_carry(ops: Any) -> Any:
+            return ops.place(ops.field(ops["r"], 0, p.dest_width), 0, p.dest_width + 1)
+        return Program((Step("amd", a.name, wiring, "r", "D0"),), no_carry, p.width)
     if p.carry_out:
         return Program((Step("amd", a.name, wiring, "r", "D0"), Step("amd", a.name, wiring, "cf", a.writes)),
                        _carry_result(p.dest_width), p.width)
@@ -719,7 +725,9 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
     ranked: list[tuple[int, AmdInstr, dict[str, Any]]] = []
     base = p.form.split(".")[0]
     ordered = sorted(amd, key=lambda a: _order(p, a))
-    pool = [a for a in ordered if _compatible(p, a)] or [a for a in ordered if _compatible(p, a, relaxed=True)][:40]
+    relaxed = [a for a in ordered if _compatible(p, a, relaxed=True)]
+    relaxed += [a for a in ordered if a not in relaxed and _compatible(p, a, relaxed=True, carry_less=True)]
+    pool = [a for a in ordered if _compatible(p, a)] or relaxed[:40]
     for a in pool:
         for wiring, notes in _wirings(p, a):
             tried += 1

@@ -101,7 +101,8 @@ def approx_form(form: str) -> ApproxForm | None:
 
 def _value(bits: np.ndarray, e: str) -> np.ndarray:
     if e == "f32":
-        return np.asarray(bits, dtype=np.uint64).astype(np.uint32).view(np.float32).astype(np.float64)
+        with np.errstate(invalid="ignore"):             # a signalling NaN widens quietly
+            return np.asarray(bits, dtype=np.uint64).astype(np.uint32).view(np.float32).astype(np.float64)
     return decode(bits, e)
 
 

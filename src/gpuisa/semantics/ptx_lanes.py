@@ -133,7 +133,8 @@ def lane_form(form: str) -> LaneForm | None:
 # ------------------------------------------------------------------ values
 def _value(bits: np.ndarray, e: str) -> np.ndarray:
     if e == "f32":
-        return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+        with np.errstate(invalid="ignore"):             # a signalling NaN widens quietly
+            return bits.astype(np.uint32).view(np.float32).astype(np.float64)
     if e == "f64":
         return np.asarray(bits, dtype=np.uint64).view(np.float64)
     return decode(bits, e)
