@@ -126,6 +126,8 @@ _L2_PRIORITY = (".L2::evict_normal", ".L2::evict_first", ".L2::evict_last")
 _ATOM_FILE = "9-instruction-set/9.7.15.5-parallel-synchronization-and-communication-instructionsatom.md"
 _RED_FILE = "9-instruction-set/9.7.15.6-parallel-synchronization-and-communication-instructionsred.md"
 _ASYNC_COPY_FILE = "9-instruction-set/9.7.10.28-data-movement-and-conversion-instructions-asynchronous-copy.md"
+_VALIDITY_REPORTS = tuple(f".mbarrier::report::validity::{v}" for v in (
+    "per_16bytes::80000000", "per_16bytes::8000", "per_16bytes::80", "per_16bytes::8", "per_element::ff"))
 _ATOMIC_OPS = (".add", ".inc", ".dec", ".min", ".max", ".and", ".or", ".xor", ".exch", ".cas")
 # the rows whose types share a Syntax line with other operations (the .f16/.bf16 rows and atom's .b16/.b128 rows
 # are spelled by lines that allow only their operations: nothing to exclude)
@@ -539,6 +541,12 @@ PROSE_RESTRICTIONS: tuple[Restriction, ...] = (
         (1137, 1, (".min", ".max"), (".u32", ".s32", ".u64", ".s64", ".f16", ".bf16"), ""),
         (1138, 1, (".inc", ".dec"), (".u32",), ""),
         (1139, 1, (".and", ".or", ".xor"), (".b32", ".b64"), ""))),
+    # cp.async.bulk: .ignore_oob without a validity report
+    Restriction(
+        "cp-async-bulk-ignore-oob-report", ("cp.async.bulk",), _ASYNC_COPY_FILE, 563,
+        ("In presence of `.ignore_oob`, the qualifier `.report_mechanism`, if specified, must be set to "
+         "`.mbarrier::report::disabled`",), ".ignore_oob with no validity report", when=(".ignore_oob",),
+        check="among", among=(".mbarrier::report::validity::*",), denied=_VALIDITY_REPORTS),
     # fabric.try_red.async.tensor: the table of .redOp and element type
     Restriction(
         "fabric-red-bitwise", ("fabric.try_red.async.tensor",), _FABRIC_FILE, 680,
