@@ -128,6 +128,7 @@ _RED_FILE = "9-instruction-set/9.7.15.6-parallel-synchronization-and-communicati
 _ASYNC_COPY_FILE = "9-instruction-set/9.7.10.28-data-movement-and-conversion-instructions-asynchronous-copy.md"
 _VALIDITY_REPORTS = tuple(f".mbarrier::report::validity::{v}" for v in (
     "per_16bytes::80000000", "per_16bytes::8000", "per_16bytes::80", "per_16bytes::8", "per_element::ff"))
+_MBARRIER_FILE = "9-instruction-set/9.7.15.16-parallel-synchronization-and-communication-instructionsmbarrier.md"
 _ATOMIC_OPS = (".add", ".inc", ".dec", ".min", ".max", ".and", ".or", ".xor", ".exch", ".cas")
 # the rows whose types share a Syntax line with other operations (the .f16/.bf16 rows and atom's .b16/.b128 rows
 # are spelled by lines that allow only their operations: nothing to exclude)
@@ -265,6 +266,16 @@ def _scalar_rows(key: str, names: tuple[str, ...], file: str, first: int, rows: 
         f"{key}-{t[1:]}", names, file, first + n, (f"`{t}`", *(f"`{o}" for o in ops)),
         f"scalar {t} takes {', '.join(ops)}", when=(t,), unless=(".v2", ".v4", ".v8"), check="among", among=all_ops,
         allowed=ops, sections=sections) for n, (t, ops) in enumerate(rows))
+
+
+def _together(key: str, names: tuple[str, ...], file: str, line: int, sems: tuple[str, ...],
+              scopes: tuple[str, ...]) -> tuple[Restriction, ...]:
+    """"Qualifiers `.sem` and `.scope` must be specified together": neither without the other."""
+    words = ("Qualifiers `.sem` and `.scope` must be specified together",)
+    return (Restriction(f"{key}-sem-needs-scope", names, file, line, words, ".sem only with .scope", when=sems,
+                        needs=scopes),
+            Restriction(f"{key}-scope-needs-sem", names, file, line, words, ".scope only with .sem", when=scopes,
+                        needs=sems))
 
 
 _INT_CMP = "9-instruction-set/9.3.1.1-integer-and-bit-size-comparisons.md"
@@ -547,6 +558,9 @@ PROSE_RESTRICTIONS: tuple[Restriction, ...] = (
         ("In presence of `.ignore_oob`, the qualifier `.report_mechanism`, if specified, must be set to "
          "`.mbarrier::report::disabled`",), ".ignore_oob with no validity report", when=(".ignore_oob",),
         check="among", among=(".mbarrier::report::validity::*",), denied=_VALIDITY_REPORTS),
+    # mbarrier.test_wait / try_wait: .sem and .scope together (line 987 spells them apart)
+    *_together("mbarrier-wait", ("mbarrier.test_wait", "mbarrier.try_wait"), _MBARRIER_FILE, 1059,
+               (".acquire", ".relaxed"), (".cta", ".cluster")),
     # fabric.try_red.async.tensor: the table of .redOp and element type
     Restriction(
         "fabric-red-bitwise", ("fabric.try_red.async.tensor",), _FABRIC_FILE, 680,
