@@ -561,6 +561,11 @@ PROSE_RESTRICTIONS: tuple[Restriction, ...] = (
     # mbarrier.test_wait / try_wait: .sem and .scope together (line 987 spells them apart)
     *_together("mbarrier-wait", ("mbarrier.test_wait", "mbarrier.try_wait"), _MBARRIER_FILE, 1059,
                (".acquire", ".relaxed"), (".cta", ".cluster")),
+    # mixed-precision fma: the rounding modifier has no default
+    Restriction(
+        "fma-mixed-rnd", ("fma",), "9-instruction-set/9.7.5.3-mixed-precision-floating-point-instructionsfma.md", 50,
+        ("Rounding modifiers(no default):",), "a rounding modifier is required (no default)",
+        needs=(".rn", ".rz", ".rm", ".rp"), sections=("9.7.5.3",)),
     # fabric.try_red.async.tensor: the table of .redOp and element type
     Restriction(
         "fabric-red-bitwise", ("fabric.try_red.async.tensor",), _FABRIC_FILE, 680,
