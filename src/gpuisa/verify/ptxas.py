@@ -81,6 +81,11 @@ def crash_message(failed: str) -> str:
     return f"tool failed: {failed} on this line"
 
 
+def _line_key(line: str, setting: tuple[str, str, bool]) -> bytes:
+    """A short key for (line, version, target, parse-only): the engine remembers millions of them."""
+    return hashlib.blake2b(f"{setting}\0{line}".encode(), digest_size=16).digest()
+
+
 def _chunks(items: list[int], size: int) -> list[list[int]]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
@@ -235,7 +240,7 @@ class _Engine:
         self._broken: dict[tuple[str, str, bool, bool], bool] = {}
         # what ptxas said about each line it checked, per (line, version, target, parse-only): operand rounds
         # try a row again, later stages ask about the same line; and the errors of the files' own header
-        self._answers: dict[tuple[str, str, str, bool], list[str]] = {}
+        self._answers: dict[bytes, tuple[str, ...]] = {}
         self._headers: dict[tuple[str, str, bool], list[str]] = {}
         self.versions = tool_versions(runner.tools)
         self.max_version = self.versions[-1]
@@ -268,12 +273,13 @@ class _Engine:
         setting = (version, target, parse_only)
         header: list[str] = list(self._headers.get(setting, ()))
         todo: list[int] = []
-        for k, line in enumerate(lines):     # a line's messages do not depend on the lines around it
-            known = self._answers.get((line, *setting))
+        keys = [_line_key(line, setting) for line in lines]
+        for k, key in enumerate(keys):       # a line's messages do not depend on the lines around it
+            known = self._answers.get(key)
             if known is None:
                 todo.append(k)
             else:
-                per_line[k] = known
+                per_line[k] = list(known)
         chunks = _chunks(todo, LINES_PER_FILE)
         while chunks:
             jobs = [(_test_file([lines[k] for k in chunk], version, target, True)[0], _arch(target, parse_only),
@@ -315,7 +321,7 @@ class _Engine:
             got = per_line[k]
             if got is not None and not any(m.startswith(("ptxas stopped before", "tool failed: ")) and
                                            not m.endswith(" on this line") for m in got):
-                self._answers[(lines[k], *setting)] = got
+                self._answers[keys[k]] = tuple(got)
         if header:
             self._headers[setting] = list(dict.fromkeys(header))
         return [m or [] for m in per_line], list(dict.fromkeys(header))
