@@ -579,7 +579,7 @@ def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str,
     solutions: dict[tuple, list[list[po.Choice]]] = {}
     tried_solutions: set[tuple[tuple[str, str], int]] = set()
     searched: dict[tuple[tuple[str, str], int], int] = {}
-    asked: dict[tuple[tuple[str, str], int], set[str]] = {}   # lines tried per case and operand shape: an answer
+    asked: dict[tuple[tuple[str, str], int], set] = {}   # rows and lines tried per case and operand shape: an answer
     for round_no in range(8):                                 # does not change, so a row is tried once
         if not pending:
             return
@@ -607,6 +607,10 @@ def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str,
                     continue
                 seen = asked.setdefault(mine, set())
                 for row in rows:
+                    row_key = tuple(row)
+                    if row_key in seen:
+                        continue
+                    seen.add(row_key)
                     try:
                         r = po.render(c.form.form, ops, row)
                     except (IndexError, ValueError):
