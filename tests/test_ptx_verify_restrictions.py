@@ -114,3 +114,17 @@ def test_ptxas_refuses_the_excluded_combinations(manual, tmp_path: Path):
     write_ptx(conn, manual, result)
     bits = next(e for e in ptx_show(conn, "setp").errata if e.kind == "excluded" and ":14" in (e.documented or ""))
     assert bits.verified.startswith("ptxas agrees: Mismatch between instruction type")
+
+
+def test_the_covering_sample_picks_allowed_combinations():
+    # a toy Syntax block in the manual's own notation; the rule: `.lo` only with an unsigned type
+    from gpuisa.sources.ptx_syntax import expand
+
+    block = [(1, "setp.CmpOp.type  p, a, b;"), (2, ".CmpOp = { eq, lo, hi };"),
+             (3, ".type = { .b16, .s16, .u16 };")]
+    forbid = lambda form: "unsigned" if form.split(".")[1] in ("lo", "hi") and form.split(".")[2] != "u16" else None  # noqa: E731
+    exp = expand([block], ("setp",), cap=4, forbid=forbid)          # 9 combinations: above the cap, sampled
+    forms = [f for f, _ in exp.forms]
+    assert exp.capped and not [f for f in forms if forbid(f)]
+    assert {"setp.lo.u16", "setp.hi.u16", "setp.eq.s16"} <= set(forms)   # every alternative met in an allowed row
+    assert exp.excluded["unsigned"].count == 4 and exp.excluded["unsigned"].whole   # lo/hi with .b16/.s16
