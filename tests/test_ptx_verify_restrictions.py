@@ -128,3 +128,14 @@ def test_the_covering_sample_picks_allowed_combinations():
     assert exp.capped and not [f for f in forms if forbid(f)]
     assert {"setp.lo.u16", "setp.hi.u16", "setp.eq.s16"} <= set(forms)   # every alternative met in an allowed row
     assert exp.excluded["unsigned"].count == 4 and exp.excluded["unsigned"].whole   # lo/hi with .b16/.s16
+
+
+@pytest.mark.tools
+@pytest.mark.skipif(TOOLS.ptxas is None, reason="ptxas not installed (pip install nvidia-cuda-nvcc==13.5.37)")
+def test_a_form_needing_32_bit_code_is_not_rejected(manual, tmp_path: Path):
+    # ptxas 13.5 parses cvta.global.u32 but stops code generation: "32-Bit compilation is no longer supported"
+    result = verify_manual(manual, sections=["9.7.10.23"], cache=tmp_path, sass_targets=())
+    v = result.verdicts[("9.7.10.23", "cvta.global.u32")]
+    assert v.status == "unverified" and "32-Bit compilation is no longer supported" in v.message
+    assert result.verdicts[("9.7.10.23", "cvta.global.u64")].status == "verified"
+    assert not [e for e in result.errata if e.form == "cvta.global.u32"]

@@ -566,19 +566,6 @@ PROSE_RESTRICTIONS: tuple[Restriction, ...] = (
         "fma-mixed-rnd", ("fma",), "9-instruction-set/9.7.5.3-mixed-precision-floating-point-instructionsfma.md", 50,
         ("Rounding modifiers(no default):",), "a rounding modifier is required (no default)",
         needs=(".rn", ".rz", ".rm", ".rp"), sections=("9.7.5.3",)),
-    # fabric.try_red.async.tensor: the table of .redOp and element type
-    Restriction(
-        "fabric-red-bitwise", ("fabric.try_red.async.tensor",), _FABRIC_FILE, 680,
-        ("`.and`, `.xor`, `.or`", "`.b32`, `.b64`"), ".and, .xor and .or take .b32 or .b64",
-        when=(".and", ".xor", ".or"), allowed=(".b32", ".b64")),
-    Restriction(
-        "fabric-red-minmax", ("fabric.try_red.async.tensor",), _FABRIC_FILE, 681,
-        ("`.min`, `.max`", "`.u32`, `.s32`, `.u64`, `.s64`, `.f16`, `.bf16`"), ".min and .max take this row's types",
-        when=(".min", ".max"), allowed=(".u32", ".s32", ".u64", ".s64", ".f16", ".bf16")),
-    Restriction(
-        "fabric-red-add", ("fabric.try_red.async.tensor",), _FABRIC_FILE, 682,
-        ("`.add`", "`.u32`, `.u64`, `.f16`, `.bf16`, `.f32`, `.f64`"), ".add takes this row's types",
-        when=(".add",), allowed=(".u32", ".u64", ".f16", ".bf16", ".f32", ".f64")),
 )
 
 # Placeholders a template uses that no set of its Syntax block defines.
@@ -589,10 +576,10 @@ MISSING_SETS: tuple[MissingSet, ...] = (
         ("`fma.oob.{f16, f16x2, bf16, bf16x2}`",),
         "`fma.rnd.oob.{relu}.type` (line 27): the Out Of Bounds note names the types .oob takes"),
     MissingSet(
-        ("fabric.try_red.async.tensor",), (), ".type",
-        (".b32", ".b64", ".u32", ".s32", ".u64", ".s64", ".f16", ".bf16", ".f32", ".f64"), _FABRIC_FILE, 680,
-        ("`.b32`, `.b64`", "`.u32`, `.s32`, `.u64`, `.s64`, `.f16`, `.bf16`", "`.u32`, `.u64`, `.f16`, `.bf16`, `.f32`, "
-         "`.f64`"), "`.redOp.type` (line 622): the element types of the table of .redOp and element type", span=3),
+        ("fabric.try_red.async.tensor",), (), ".type", ("none",), _FABRIC_FILE, 650,
+        ("The type of each data element in the source and the destination array is specified by the `tensorMap`",),
+        "`.redOp.type` (line 622): the element type comes from the tensor-map, so the form spells none (ptxas 13.5 "
+        "refuses a type there: \"Unexpected instruction types specified\")"),
     MissingSet(
         ("cvt",), (), ".fp16x2", (".f16x2", ".bf16x2"), _CVT_FILE, 84, (".fp16x2type = { .f16x2, .bf16x2 }",),
         "line 36 spells `.fp16x2` where its siblings (lines 42, 48, 64) use the set `.fp16x2type`"),

@@ -71,6 +71,8 @@ _NEEDS_VERSION = re.compile(r"requires PTX ISA \.version (\d+\.\d+)")
 _NEEDS_TARGET = re.compile(r"requires \.target (sm_\d+[af]?)")
 _UNSUPPORTED = re.compile(r"not supported on \.target|cannot be compiled for architecture")
 _VECTOR_ARG = re.compile(r"Vector expected for argument (\d+)")
+# ptxas 13 compiles no 32-bit code: a form that needs it (cvta.u32) parses at .version 9.5 and fails at code generation
+_NO_32BIT = ("32-Bit compilation is no longer supported", "32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported")
 _SASS_OP = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_.]*)")
 _IGNORED_SASS = {"NOP", "EXIT", "BRA", "RET.ABS.NODEC", "RET.REL.NODEC"}
 
@@ -1049,9 +1051,12 @@ def targets_agree(documented: tuple[str, ...], verified: tuple[str, ...]) -> boo
 
 
 def _failure(message: str) -> str:
-    """rejected: ptxas refuses the form itself; unverified: no operands were found that it takes."""
+    """rejected: ptxas refuses the form itself; unverified: no operands were found that it takes, or it
+    parses the form but can no longer compile the 32-bit code it needs (a tool limit, not a verdict)."""
     if "tool failed" in message:
         return "tool failed"
+    if message.startswith("accepted at") and any(x in message for x in _NO_32BIT):
+        return "unverified"
     parts = [m.strip() for m in message.split(":", 1)[-1].split(";")] if message.startswith("accepted at") else [
         m.strip() for m in message.split(";")]
     return "rejected" if any(_is_definitive(m) for m in parts) or message == "not accepted on any target" else (
