@@ -128,6 +128,8 @@ _RED_FILE = "9-instruction-set/9.7.15.6-parallel-synchronization-and-communicati
 _ASYNC_COPY_FILE = "9-instruction-set/9.7.10.28-data-movement-and-conversion-instructions-asynchronous-copy.md"
 _VALIDITY_REPORTS = tuple(f".mbarrier::report::validity::{v}" for v in (
     "per_16bytes::80000000", "per_16bytes::8000", "per_16bytes::80", "per_16bytes::8", "per_element::ff"))
+_TENSOR_COPIES = ("cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor")
+_OVERRIDE_ATTRIBUTES = (".override::global_dim", ".override::global_dim_stride")
 _MBARRIER_FILE = "9-instruction-set/9.7.15.16-parallel-synchronization-and-communication-instructionsmbarrier.md"
 _ATOMIC_OPS = (".add", ".inc", ".dec", ".min", ".max", ".and", ".or", ".xor", ".exch", ".cas")
 # the rows whose types share a Syntax line with other operations (the .f16/.bf16 rows and atom's .b16/.b128 rows
@@ -558,6 +560,32 @@ PROSE_RESTRICTIONS: tuple[Restriction, ...] = (
         ("In presence of `.ignore_oob`, the qualifier `.report_mechanism`, if specified, must be set to "
          "`.mbarrier::report::disabled`",), ".ignore_oob with no validity report", when=(".ignore_oob",),
         check="among", among=(".mbarrier::report::validity::*",), denied=_VALIDITY_REPORTS),
+    # bulk tensor copies: Tensor Attribute Override (9.7.10.28.5.2.2) and the 2-dimensional gather4/scatter4 modes
+    Restriction(
+        "tensor-override-needs-address", _TENSOR_COPIES, _ASYNC_COPY_FILE, 1349,
+        ("while using `.override_attribute` qualifier, it is mandatory to also specify `.override::global_address`",),
+        ".override_attribute needs .override::global_address", when=_OVERRIDE_ATTRIBUTES,
+        needs=(".override::global_address",)),
+    Restriction(
+        "tensor-override-tile", _TENSOR_COPIES, _ASYNC_COPY_FILE, 1351,
+        ("The qualifier `.load_mode` if specified must be set to `.tile`",), ".override_attribute in .tile mode only",
+        when=_OVERRIDE_ATTRIBUTES, check="among", among=(".tile::*", ".im2col*"), allowed=(".tile",)),
+    Restriction(
+        "tensor-override-1d", _TENSOR_COPIES, _ASYNC_COPY_FILE, 1357,
+        ("For `.1d` tensors, since stride is absent, only `.override::global_dim` is valid",),
+        ".1d overrides the dimension only", when=(".1d",), check="among", among=_OVERRIDE_ATTRIBUTES,
+        allowed=(".override::global_dim",)),
+    Restriction(
+        "tensor-override-2d", _TENSOR_COPIES, _ASYNC_COPY_FILE, 1357,
+        ("For tensors with dimensionality of at least 2", "only `.override::global_dim_stride` is valid"),
+        "2d and up override dimension and stride together", when=(".2d", ".3d", ".4d", ".5d"), check="among",
+        among=_OVERRIDE_ATTRIBUTES, allowed=(".override::global_dim_stride",)),
+    Restriction(
+        "tensor-gather4-scatter4-2d", _TENSOR_COPIES, _ASYNC_COPY_FILE, 1559,
+        ("In `.tile::gather4` mode, four rows in 2-dimensional source tensor",
+         "In `.tile::scatter4` mode, single 2-dimensional source tensor"), ".tile::gather4 and ::scatter4 on 2d tensors",
+        when=(".tile::gather4", ".tile::scatter4"), check="among", among=(".1d", ".2d", ".3d", ".4d", ".5d"),
+        allowed=(".2d",)),
     # mbarrier.test_wait / try_wait: .sem and .scope together (line 987 spells them apart)
     *_together("mbarrier-wait", ("mbarrier.test_wait", "mbarrier.try_wait"), _MBARRIER_FILE, 1059,
                (".acquire", ".relaxed"), (".cta", ".cluster")),
