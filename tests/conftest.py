@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -45,13 +47,90 @@ def sources() -> Path:
     return SOURCES
 
 
-@pytest.fixture(scope="session")
-def catalog_path(sources: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from gpuisa.build import build
+# ---------------------------------------------------------------- the session catalog, built in the background
+# A full build takes minutes: it starts in its own process as soon as collection shows a test needs it, the tests
+# that do not need it run meanwhile (they are ordered first), and with pytest-xdist all workers share the one
+# build through a lock (the controller makes the folder; the first worker to need the catalog starts the build).
+_SESSION_DIR_ENV = "GPUISA_TEST_SESSION_DIR"
+_BUILD_TIMEOUT_S = 2400
 
-    path = tmp_path_factory.mktemp("catalog") / "catalog.sqlite"
-    build(sources, path, None, jobs=2, verify=False)
-    return path
+
+def _needs_catalog(item: pytest.Item) -> bool:
+    return "catalog_path" in getattr(item, "fixturenames", ())
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput") and _SESSION_DIR_ENV not in os.environ:
+        os.environ[_SESSION_DIR_ENV] = tempfile.mkdtemp(prefix="gpuisa-session-")
+        config._gpuisa_session_owner = True  # type: ignore[attr-defined]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    needing = [i for i in items if _needs_catalog(i)]
+    items[:] = [i for i in items if not _needs_catalog(i)] + needing   # stable: the same order in every worker
+    if needing and MANUALS.is_dir():
+        _start_session_build()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if getattr(config, "_gpuisa_session_owner", False):
+        folder = Path(os.environ.pop(_SESSION_DIR_ENV))
+        pid = folder / "build.pid"
+        if pid.exists() and not (folder / "build.rc").exists():   # the session ended before the build did
+            import signal
+
+            with contextlib.suppress(ProcessLookupError, ValueError):
+                os.killpg(int(pid.read_text()), signal.SIGKILL)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _session_dir() -> Path:
+    folder = os.environ.get(_SESSION_DIR_ENV)
+    if folder is None:   # conftest imported outside a pytest session's configure step
+        folder = os.environ[_SESSION_DIR_ENV] = tempfile.mkdtemp(prefix="gpuisa-session-")
+    return Path(folder)
+
+
+def _start_session_build() -> None:
+    """Start the unverified full build once per session (whichever process gets the lock first)."""
+    import fcntl
+    import subprocess
+    import sys
+
+    folder = _session_dir()
+    with open(folder / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (folder / "build.pid").exists():
+            return
+        script = ("import sys; from pathlib import Path; from gpuisa.build import build; "
+                  "build(Path(sys.argv[1]), Path(sys.argv[2]), None, jobs=2, verify=False)")
+        cmd = (f'"{sys.executable}" -c "{script}" "{SOURCES}" "{folder / "catalog.sqlite"}" '
+               f'> "{folder / "build.log"}" 2>&1; echo $? > "{folder / "build.rc.tmp"}"; '
+               f'mv "{folder / "build.rc.tmp"}" "{folder / "build.rc"}"')
+        proc = subprocess.Popen(["/bin/sh", "-c", cmd], start_new_session=True, stdin=subprocess.DEVNULL)
+        (folder / "build.pid").write_text(str(proc.pid))
+
+
+def _wait_for_session_build() -> Path:
+    import time
+
+    _start_session_build()   # a test run without collection hooks (e.g. a direct fixture request)
+    folder = _session_dir()
+    deadline = time.monotonic() + _BUILD_TIMEOUT_S
+    while not (folder / "build.rc").exists():
+        if time.monotonic() > deadline:
+            pytest.fail(f"the session catalog build did not finish in {_BUILD_TIMEOUT_S} s; log: {folder / 'build.log'}")
+        time.sleep(0.5)
+    rc = (folder / "build.rc").read_text().strip()
+    if rc != "0":
+        log = (folder / "build.log").read_text(errors="replace")[-3000:]
+        pytest.fail(f"the session catalog build failed (exit {rc}):\n{log}", pytrace=False)
+    return folder / "catalog.sqlite"
+
+
+@pytest.fixture(scope="session")
+def catalog_path(sources: Path) -> Path:
+    return _wait_for_session_build()
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from gpuisa.paths import cache_dir
 from gpuisa.sources.layout import AMD_MANUALS, LLVM_TREE, PTX_EDITION, PTX_OLDER
 from tests.conftest import SOURCES
 
@@ -24,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.slow
-def test_build_reads_only_the_given_sources(tmp_path: Path, sources: Path) -> None:
+def test_build_reads_only_the_given_sources(tmp_path: Path, sources: Path, catalog_path: Path) -> None:
     given = tmp_path / "elsewhere" / "my-sources"
     given.mkdir(parents=True)
     for name in (AMD_MANUALS, LLVM_TREE, PTX_EDITION, PTX_OLDER):
@@ -37,13 +38,15 @@ def test_build_reads_only_the_given_sources(tmp_path: Path, sources: Path) -> No
     work.mkdir()
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("GPUISA_", "XDG_")) and k not in ("HOME", "PYTHONPATH")}
-    env.update(HOME=str(home), PYTHONPATH=str(pkg), COLUMNS="400")
+    # The tool and proof caches are not sources: the session catalog's build (catalog_path) has filled them, so
+    # this build spends seconds, not minutes, in discovery; --rosetta-budget bounds what it computes anew.
+    env.update(HOME=str(home), PYTHONPATH=str(pkg), COLUMNS="400", GPUISA_CACHE=str(cache_dir()))
     for candidate in (work.parent / "shared" / "sources", pkg.parent.parent / "shared" / "sources"):
         assert not candidate.exists()      # no default location to fall back on
     target = tmp_path / "out" / "catalog.sqlite"
     # --no-verify: the tools read no sources, and a cold ptxas run would take many minutes
     r = subprocess.run([sys.executable, "-m", "gpuisa", "build", "--sources", str(given), "--catalog", str(target),
-                        "--no-verify"],
+                        "--no-verify", "--rosetta-budget", "10"],
                        cwd=work, env=env, capture_output=True, text=True, timeout=1800, check=False)
     assert r.returncode == 0, r.stderr[-2000:]
     notes = [line for line in r.stdout.splitlines() if line.startswith("note:")]

@@ -224,7 +224,8 @@ STAGES: tuple[Callable[[Build], None], ...] = (
 
 def build(sources: Path, target: Path, progress: Progress | None = None, jobs: int = 2,
           verify: bool = True, equivalents: bool = True, pending: bool = False,
-          tools: tuple[str, ...] = ("llvm-mc", "ptxas"), accept_drop: bool = False) -> BuildReport:
+          tools: tuple[str, ...] = ("llvm-mc", "ptxas"), accept_drop: bool = False,
+          rosetta_budget_s: float | None = DEFAULT_BUDGET_S) -> BuildReport:
     """Build the catalog at `target` from the sources root `sources`; atomic replace at the end.
 
     verify: check with the real tools (llvm-mc, ptxas; cached by tool version; skipped with a note
@@ -232,7 +233,7 @@ def build(sources: Path, target: Path, progress: Progress | None = None, jobs: i
     one will replace (the catalog says so, pages show it).
     """
     b = Build(Path(sources), Path(target), progress, jobs, verify, equivalents, pending=pending, tools=tools,
-              accept_drop=accept_drop)
+              accept_drop=accept_drop, rosetta_budget_s=rosetta_budget_s)
     for stage in STAGES:
         stage(b)
     return BuildReport(b.coverage, len(b.merged), time.perf_counter() - b.started, str(b.target), b.llvm_report,

@@ -39,10 +39,15 @@ def build(sources: SourcesOpt = None, catalog: CatalogOpt = None,
           = True,
           accept_drop: Annotated[bool, typer.Option(
               "--accept-drop", help="Write the catalog even when it holds much less than the sources or the "
-                                    "previous catalog (a damaged manual otherwise fails the build).")] = False) -> None:
+                                    "previous catalog (a damaged manual otherwise fails the build).")] = False,
+          rosetta_budget: Annotated[float | None, typer.Option(
+              "--rosetta-budget", min=0, help="Seconds a cold build spends discovering PTX <-> AMD equivalents "
+                                             "(default 90; cached results are always used; 0 computes nothing new; "
+                                             "`gpuisa rosetta --arch all` computes them all).")] = None) -> None:
     """Build the catalog from the vendor sources (atomic: a failed build keeps the old catalog)."""
     target = output_file(catalog or paths.default_catalog(), "catalog")
-    build_with_progress(sources or paths.default_sources(), target, jobs, verify, accept_drop=accept_drop)
+    build_with_progress(sources or paths.default_sources(), target, jobs, verify, accept_drop=accept_drop,
+                        rosetta_budget_s=rosetta_budget)
 
 
 def archs(catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:
