@@ -21,7 +21,7 @@ def client(catalog_path: Path):
 
     from gpuisa.web.app import create_app
 
-    return TestClient(create_app(catalog_path))
+    return TestClient(create_app(catalog_path, request_seconds=120))   # content, not speed (see test_web_app)
 
 
 def _cells(catalog) -> list[dict]:

@@ -91,4 +91,4 @@ def client_for(catalog_path):
 
     from gpuisa.web.app import create_app
 
-    return TestClient(create_app(catalog_path))
+    return TestClient(create_app(catalog_path, request_seconds=120))   # content, not speed (see test_web_app)

@@ -53,7 +53,9 @@ def bit_cells(html: str, encoding: str) -> list[dict[str, str]]:
 def app(catalog_path: Path):
     from gpuisa.web.app import create_app
 
-    return create_app(catalog_path)
+    # these tests are about what the pages hold; the request time budget has its own tests (a loaded CI machine
+    # must not turn a slow render into a 503 here)
+    return create_app(catalog_path, request_seconds=120)
 
 
 @pytest.fixture(scope="module")

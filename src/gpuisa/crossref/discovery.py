@@ -65,6 +65,7 @@ class PtxFormRef:
 
     form: str
     chapter: str
+    always: bool = False   # computed even past the time budget (the hinted forms a cold build must not lose)
 
 
 def forms_in_chapters(instructions: Iterable[Any], chapters: tuple[str, ...] = CHAPTERS) -> list[PtxFormRef]:
@@ -1068,7 +1069,7 @@ def discover_arch(arch: str, forms: list[PtxFormRef], texts: Texts, cache: Path 
             rows.append(hit["row"])
             continue
         row: dict[str, Any] = {"form": ref.form, "chapter": ref.chapter, "arch": arch}
-        if deadline is not None and time.time() > deadline:
+        if deadline is not None and time.time() > deadline and not ref.always:
             rows.append(row | {"level": NOT_COMPUTED, "reason": "not computed within this run's time budget "
                                                                 "(`gpuisa rosetta --arch A` computes and caches it)"})
             continue

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -113,11 +113,14 @@ def compute_equivalents(texts: Texts, cache: Path, forms: list[PtxFormRef], arch
                         jobs: int = 2, progress: Callable[[str, int, int], None] | None = None,
                         budget_s: float | None = DEFAULT_BUDGET_S) -> Equivalents:
     """Discovery on every arch (cached by semantics fingerprints), as rows per instruction and vendor; forms not
-    reached within budget_s seconds (None: no limit) are marked not computed, never guessed."""
+    reached within budget_s seconds (None: no limit; the hinted forms are always computed) are marked not computed,
+    never guessed."""
     t0 = time.perf_counter()
     hinted = list(dict.fromkeys(f.strip() for m in MAPPINGS for f in (m.ptx, *m.ptx.split("+"))))
     rank = {f: i for i, f in enumerate(hinted)}
-    forms = sorted(forms, key=lambda f: rank.get(f.form, len(rank)))    # hints steer the order, nothing else
+    # hints steer the order and are computed whatever the machine's load (a wall-clock budget alone made which
+    # forms a cold build decides depend on how busy the machine was); they never stand in for evidence
+    forms = [replace(f, always=f.form in rank) for f in sorted(forms, key=lambda f: rank.get(f.form, len(rank)))]
     found = discover_all(archs, forms, texts, cache.with_name("rosetta-proofs.json"), jobs=jobs, progress=progress,
                          budget_s=budget_s)
     rows: dict[str, dict[str, Any]] = {}
