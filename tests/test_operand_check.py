@@ -22,7 +22,13 @@ from gpuisa.codec.operand_check import (
     check_examples,
 )
 from gpuisa.sources.llvm_mc import read_file
-from gpuisa.sources.llvm_syntax_docs import OPERAND_EVIDENCE, ROW_EVIDENCE, lookup, read_syntax_docs
+from gpuisa.sources.llvm_syntax_docs import (
+    MODIFIER_EVIDENCE,
+    OPERAND_EVIDENCE,
+    ROW_EVIDENCE,
+    lookup,
+    read_syntax_docs,
+)
 
 DOCS_REL = "llvm-project-23.1.1/llvm/docs"
 MC = "llvm-project-23.1.1/llvm/test/MC/AMDGPU"
@@ -189,6 +195,28 @@ def test_row_evidence_rules_derive_only_forms_no_page_lists(docs, sources, rule)
     assert status == DERIVED and rule in m.last_evidence, (status, reason)
 
 
+@pytest.mark.parametrize("name", sorted(MODIFIER_EVIDENCE))
+def test_modifier_evidence_adds_only_what_the_tests_write(docs, sources, name):
+    """Each MODIFIER_EVIDENCE entry: its cited row is the one it names, its MC check line encodes the example,
+    the page's own row lacks the modifiers, and with them the example parses, counted against the entry;
+    rows outside the entry's section keep their modifiers."""
+    fix = MODIFIER_EVIDENCE[name]
+    assert _line(sources, fix.source.file, fix.source.line).split()[0] == fix.source.section
+    file, line = fix.evidence.rsplit(":", 1)
+    check = _line(sources, file, int(line))
+    assert check.startswith("//") and "encoding:" in check
+    assert fix.example in check or _line(sources, file, int(line) - 1) == fix.example
+    mnemonic = fix.example.split()[0]
+    family = fix.families[0]
+    (row,) = [r for r in lookup(docs, [family], mnemonic) if r.section.startswith(fix.section)]
+    assert not {o.name for o in row.operands} & set(fix.modifiers), "the page lists them: no entry needed"
+    m = RowMatcher(docs, (family,), not family.startswith(("GFX10", "GFX11", "GFX12")), 12)
+    status, reason, _ = m.check(fix.example)
+    assert status in (EVIDENCE, DERIVED) and name in m.last_evidence, (status, reason)
+    # the same modifier on a row the entry does not cover is still refused
+    assert m.check(f"ds_add_u32 v1, v2 {fix.modifiers[0]}:1")[0] == MISMATCH
+
+
 def test_derived_rows_keep_the_plain_rows_limits(docs, sources):
     """A derived DPP row takes src0 as a VGPR and no literal (the DPP dword replaces it: GFX11's VOP3 DPP
     source page gfx11_src_852d86.rst lists no literal); a derived VOPD half keeps its row's widths."""
@@ -300,12 +328,11 @@ def test_cli_one_file_json_and_bad_input(sources, monkeypatch):
 
 
 # Families whose page parses 99% of their examples today; the others are listed (errata) in the report:
-# GFX12 (rdna4) 93%: GFX12-only mnemonics with no DPP row on any page (v_med3_num_f16_e64_dpp), image vdata
-# sized by dmask / d16, flat/global atomics without return; GFX12 (cdna5): gfx1250 instructions no page lists;
-# GFX950 / GFX906 / GFX908: op_sel on v_cvt_pk_* / v_dot2_*, MFMA operand sizes set by cbsz/blgp, float
+# GFX12 (cdna5): gfx1250 instructions no page lists (v_tanh_f32, v_*_bf16, tensor_*, global_load_tr*);
+# GFX950 / GFX908: MFMA operand sizes set by cbsz/blgp, scratch `off`, float
 # inline constants for MFMA srcC; GFX90a / GFX940: DPP64 rows; GFX1011: neg/abs on dot sources;
 # GFX11 (rdna3.5): gfx115x instructions the GFX11 page lacks.
-AT_99 = ("GFX7", "GFX8", "GFX900", "GFX904", "GFX10", "GFX1013", "GFX1030", "GFX11")
+AT_99 = ("GFX7", "GFX8", "GFX900", "GFX904", "GFX906", "GFX10", "GFX1013", "GFX1030", "GFX11", "GFX12 (rdna4)")
 
 
 @pytest.mark.slow
@@ -318,7 +345,7 @@ def test_whole_corpus(docs, sources):
         assert t.rate >= 0.99, (fam, t.ok, t.total)
     # every OPERAND_EVIDENCE entry explains examples of the corpus (a rule no test needs is not evidence)
     explained = {label: sum(t.evidence[label] for t in rep.families.values())
-                 for label in (*OPERAND_EVIDENCE, *ROW_EVIDENCE)}
+                 for label in (*OPERAND_EVIDENCE, *ROW_EVIDENCE, *MODIFIER_EVIDENCE)}
     assert all(explained.values()), explained
     # a derived row is counted as such, never as the page's own
     assert sum(t.statuses[DERIVED] for t in rep.families.values()) <= sum(explained[r] for r in ROW_EVIDENCE)

@@ -41,7 +41,13 @@ from gpuisa.codec.tables import (
 )
 from gpuisa.model_llvm import McExample
 from gpuisa.model_syntax import KIND_NAMES, SyntaxDocs
-from gpuisa.sources.llvm_syntax_docs import OPERAND_EVIDENCE, ROW_EVIDENCE, UNNAMED_TARGETS, families_for_target
+from gpuisa.sources.llvm_syntax_docs import (
+    MODIFIER_EVIDENCE,
+    OPERAND_EVIDENCE,
+    ROW_EVIDENCE,
+    UNNAMED_TARGETS,
+    families_for_target,
+)
 
 _USAGE = "llvm-project-23.1.1/llvm/docs/AMDGPUUsage.rst"
 _OPERANDS = "llvm-project-23.1.1/llvm/docs/AMDGPUOperandSyntax.rst"
@@ -186,6 +192,10 @@ class OperandReport:
         derived = {rule: {"examples": explained[rule], "pattern": fix.source.cite(),
                           "tests": f"{fix.evidence}: {fix.example}", "serves": list(fix.families), "reason": fix.reason}
                    for rule, fix in ROW_EVIDENCE.items()}
+        derived.update({name: {"examples": explained[name], "pattern": fix.source.cite(),
+                               "tests": f"{fix.evidence}: {fix.example}", "serves": list(fix.families),
+                               "reason": fix.reason, "adds": list(fix.modifiers)}
+                        for name, fix in MODIFIER_EVIDENCE.items()})
         return {"families": out, "no_page": dict(self.no_page), "invalid_text": self.invalid_text,
                 "true16_rule": TRUE16_RULE, "image_data_rule": IMAGE_DATA_RULE, "operand_evidence": corrections,
                 "derived_rows": derived}
@@ -241,7 +251,7 @@ class RowMatcher:
         self.rows: dict[str, Row] = {}
         for fam in chain:   # the most specific page first, as syntax_rows merges a chain
             for key, row in self.rows_of(fam).items():
-                self.rows.setdefault(key, row)
+                self.rows.setdefault(key, with_modifier_evidence(row))
         self._fallback: dict[str, Row] | None = None
         self.chain, self.wave64, self.gen = chain, wave64, gen
         self.fconst_all = any(f in FCONST_MEANS_CONSTANT for f in chain)
@@ -282,6 +292,10 @@ class RowMatcher:
         row, as the codec's tables derive them (tables.dpp_row)."""
         if mnemonic.startswith("v_dual_"):
             return self._derived_vopd(mnemonic)
+        if not mnemonic.endswith(("_dpp", "_e32", "_e64", "_sdwa")):
+            # a DPP form spelled with the plain mnemonic (the tests' input `v_minimum_f32 v5, v1, v2 dpp8:[..]`,
+            # printed v_minimum_f32_e64_dpp): the rows of both DPP spellings
+            return self.derived(mnemonic + "_dpp") + self.derived(mnemonic + "_e64_dpp")
         vop3 = mnemonic.endswith("_e64_dpp")
         rule = "e64_dpp from the plain row" if vop3 else "dpp from the plain row"
         if not mnemonic.endswith("_dpp") or not self.serves & set(ROW_EVIDENCE[rule].families):
@@ -344,6 +358,7 @@ class RowMatcher:
         best: tuple[int, str, str] | None = None
         page_best: tuple[int, str, str] | None = None
         listed_any = False   # the page itself lists a row for the form
+        dpp = any(m.text.split(":")[0].lower() in (*_DPP_CONTROLS, "dpp8") for m in mods)
         for status in (PAGE, OTHER_PAGE, DERIVED):
             if status == DERIVED:   # no page lists the form: a ROW_EVIDENCE rule derives it
                 cands = [] if listed_any else self.derived(mnemonic)
@@ -359,7 +374,8 @@ class RowMatcher:
                 cands = [("", r) for r in listed]
                 # derived only where the page itself lists no row for the form; a row borrowed from
                 # another page that refuses it (GFX950's GFX9-style DPP row of v_cvt_f32_fp8) does not stop it
-                listed_any = listed_any or (status == PAGE and bool(listed))
+                # a DPP example against plain rows only (v_minimum_f32 ... dpp8:[..]) still needs its DPP row
+                listed_any = listed_any or (status == PAGE and any(not dpp or _has_dpp(r) for r in listed))
             for rule in (False, True) if true16 else (False,):
                 self.true16 = rule
                 for derived_by, row in cands:
@@ -457,6 +473,8 @@ class RowMatcher:
 
     def _as_documented(self, op: Operand) -> Operand:
         """The operand as the row's own page (before OPERAND_EVIDENCE) describes it."""
+        if op.evidence in MODIFIER_EVIDENCE:   # its page as is: no neg / abs
+            return replace(op, modifiers=False, evidence="")
         page = self.docs.pages.get(op.evidence)
         if page is None:
             return replace(op, accepts=(), evidence="")
@@ -581,8 +599,11 @@ class RowMatcher:
             return   # how VOP3 reaches a high half (TRUE16_RULE; AMDGPUOperandSyntax.rst:123)
         if name.startswith("no") and name[2:] in allowed:   # noglc, nogds: the bit written as off
             return
-        if not any(w in allowed for w in wants):
+        hits = [o for o in row_mods if o.name in wants]
+        if not hits:
             raise _Refusal(depth, f"modifier {word!r} is not in the row's modifiers ({', '.join(sorted(allowed)) or 'none'})")
+        if all(o.evidence in MODIFIER_EVIDENCE for o in hits):   # only LLVM's tests list it for this row
+            self.used.add(hits[0].evidence)
 
     def _offset_range(self, row: Row, names: list[str], value: str, word: str, depth: int) -> None:
         """offset12 / offset13s / offset20u / offset21s / offset24s: the value fits the width the name says."""
@@ -600,6 +621,26 @@ class RowMatcher:
             fits.append(lo <= v <= hi)
         if not any(fits):
             raise _Refusal(depth, f"{word}: outside the range of {'/'.join(names)}")
+
+
+def _has_dpp(row: Row) -> bool:
+    return any(o.name in ("dpp_ctrl", "dpp16_ctrl", "dpp32_ctrl", "dpp64_ctrl", "dpp8_sel") for o in row.operands)
+
+
+def with_modifier_evidence(row: Row) -> Row:
+    """The row with the modifiers MODIFIER_EVIDENCE adds for it (its page omits them, LLVM's tests write
+    them), each marked with the entry's name."""
+    ops = list(row.operands)
+    for name, fix in MODIFIER_EVIDENCE.items():
+        if not (any(f"({f} " in row.source for f in fix.families) and row.section.startswith(fix.section)
+                and re.match(fix.mnemonics, row.mnemonic)):
+            continue
+        if fix.neg_abs:
+            ops = [replace(o, modifiers=True, evidence=name) if o.role == "src" and o.name.startswith("src")
+                   and not o.modifiers and not o.evidence else o for o in ops]
+        ops += [Operand(m, "modifier", (), 1, "", False, True, "", name)
+                for m in fix.modifiers if not any(o.name == m for o in ops)]
+    return replace(row, operands=tuple(ops)) if ops != list(row.operands) else row
 
 
 def _split_words(text: str) -> list[_Token]:

@@ -254,6 +254,60 @@ ROW_EVIDENCE: dict[str, RowEvidence] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class ModifierEvidence:
+    """Modifiers a page's rows leave out that LLVM's MC tests write (with their encodings): the rows they
+    are added to, and the row or test line that shows each."""
+
+    families: tuple[str, ...]   # the pages whose rows lack them
+    section: str                # rows of this section (prefix) ...
+    mnemonics: str              # ... whose mnemonic matches this regular expression
+    modifiers: tuple[str, ...]
+    reason: str
+    source: Provenance          # the page's row that omits them (or the older row that lists them)
+    evidence: str               # an LLVM MC test check line (file:line) with the encoding of ...
+    example: str                # ... this assembly
+    neg_abs: bool = False       # the rows' sources also take neg / abs (the :m tag the rows leave out)
+
+
+_GFX12_PAGE = "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX12.rst"
+MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
+    "gfx12 tbuffer format": ModifierEvidence(
+        ("GFX12",), "VBUFFER", r"^tbuffer_", ("format",),
+        "GFX12's tbuffer rows list no format modifier; the tests write format:[BUF_FMT_..] on every one, as the "
+        "GFX11 rows of the same instructions list it (ufmt)",
+        Provenance(SOURCE, _GFX11_PAGE, 581, "tbuffer_load_format_x"),
+        f"{_MC}/gfx12_asm_vbuffer_mtbuf.s:221", "tbuffer_load_format_x v4, off, s[8:11], s3 format:[BUF_FMT_32_SINT] "
+        "offset:8388607"),
+    "gfx12 vop3p packed modifiers": ModifierEvidence(
+        ("GFX12",), "VOP3P", r"^v_(pk_|dot|fma_mix|wmma|swmmac)", ("op_sel", "op_sel_hi", "neg_lo", "neg_hi"),
+        "GFX12's VOP3P rows list only clamp; the tests write op_sel, op_sel_hi, neg_lo and neg_hi, as the GFX11 "
+        "VOP3P rows of the same instructions list them (v_pk_add_f16)",
+        Provenance(SOURCE, _GFX11_PAGE, 2623, "v_pk_add_f16"),
+        f"{_MC}/gfx12_asm_vop3p.s:524", "v_pk_add_f16 v5, -1, exec_hi op_sel:[1,1] op_sel_hi:[0,0] neg_lo:[1,0] "
+        "neg_hi:[1,0]"),
+    "gfx12 fp8 byte_sel": ModifierEvidence(
+        ("GFX12",), "VOP", r"^v_cvt_(sr_)?(f32_)?(fp8|bf8)(_f32)?(_e64)?$", ("byte_sel",),
+        "GFX12's fp8 / bf8 conversion rows list no byte_sel (no syntax page documents it); the tests write "
+        "byte_sel:N to pick the byte of the packed operand",
+        Provenance(SOURCE, _GFX12_PAGE, 998, "v_cvt_sr_fp8_f32"),
+        f"{_MC}/gfx12_asm_vop3-fake16.s:1134", "v_cvt_sr_fp8_f32 v1, v2, v3 byte_sel:1"),
+    "gfx906 dot2 op_sel": ModifierEvidence(
+        ("GFX906", "GFX908"), "VOP3P", r"^v_dot2_(f32_f16|i32_i16|u32_u16)$", ("op_sel", "op_sel_hi"),
+        "the GFX906 / GFX908 rows of v_dot2_f32_f16, v_dot2_i32_i16 and v_dot2_u32_u16 list no op_sel / op_sel_hi; "
+        "LLVM's gfx906 / gfx908 tests write them, as the GFX950 rows of the same instructions list them",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX950.rst", 1354, "v_dot2_f32_f16"),
+        f"{_MC}/dl-insts.s:443", "v_dot2_f32_f16 v0, v1, v2, v3 op_sel:[1,1] op_sel_hi:[1,1]"),
+    "gfx950 vop3 op_sel and neg/abs": ModifierEvidence(
+        ("GFX950",), "VOP3", r"^v_(cvt_|ashr_pk_|bitop3_|maximum3|minimum3)", ("op_sel",),
+        "GFX950's VOP3 rows of the fp8 / scaled conversions list no modifiers and no :m sources; the tests write "
+        "op_sel and neg / abs on their sources, as the GFX940 rows of the same instructions (v_cvt_pk_bf8_f32: "
+        "src0:m, src1:m, op_sel) list them",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX940.rst", 1397, "v_cvt_pk_bf8_f32"),
+        f"{_MC}/gfx950_asm_features.s:380", "v_cvt_scalef32_f16_fp8 v1, 11, v3 op_sel:[0,1,1]", neg_abs=True),
+}
+
+
 def evidence_page(docs: SyntaxDocs, label: str, row: SyntaxInstruction | None,
                   ) -> tuple[OperandPage | None, OperandEvidence | None]:
     """The page LLVM's tests agree with for an operand linking to `label` in `row` (OPERAND_EVIDENCE):
