@@ -68,3 +68,21 @@ def test_pages_show_the_mma_table_on_both_sides(catalog) -> None:
     sec = found.group(1)
     assert "m16n8k16 D.f32 = A.f16 x B.f16 + C.f32" in sec and "v_mfma_f32_16x16x16_f16" in sec
     assert "none: cdna3&#39;s FP8/BF8 are the FNUZ formats" in sec or "none: cdna3's FP8/BF8" in sec
+
+
+def test_every_manual_matrix_instruction_has_a_page_view() -> None:
+    """Every MFMA/SMFMAC/WMMA/SWMMAC of every manual: grids, or a note saying what is not drawn and why; rdna4 SWMMAC
+    is the only family with nothing drawn."""
+    from tests.conftest import TEXTS
+
+    empty = set()
+    for arch in ("cdna1", "cdna2", "cdna3", "cdna4", "cdna5", "rdna3", "rdna4"):
+        for name in TEXTS.instruction_docs(arch):
+            if mx.MATRIX_FAMILY.match(name):
+                view = mx.page_view(name, arch)
+                assert view is not None and view["layout_note"], (arch, name)
+                if not view["layouts"]:
+                    empty.add((arch, name.split("_")[1]))
+                elif "Not drawn" in view["layout_note"]:
+                    assert any(w in view["layout_note"] for w in ("64-bit", "16-bit C/D")), (arch, name)
+    assert empty == {("rdna4", "SWMMAC")}

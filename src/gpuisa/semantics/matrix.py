@@ -672,15 +672,19 @@ def page_view(name: str, arch: str) -> dict | None:
             RDNA4_SPARSE_NOTE + "." if shape.family == "swmmac" and arch in RDNA4_ARCHS else
             f"no source in the manuals read here gives the {arch} {shape.family.upper()} layout as text.")
         return view
-    d_bits = 32 if shape.out in ("f32", "i32") else 16
+    d_bits = {"f32": 32, "i32": 32, "f64": 64}.get(shape.out, 16)
     ops = [("A", bits_a), ("B", bits_b), ("D", d_bits)] + ([("index", 2)] if shape.sparse else [])
-    try:
-        grids = [_grid(shape, op, bits, arch) for op, bits in ops]
-    except EvalError as exc:
-        view["layout_note"] = f"The register layout is not modelled: {exc.reason}"
+    grids, missing = [], []
+    for op, bits in ops:          # draw what is modelled; say what is not (f64 and RDNA3 16-bit C/D)
+        try:
+            grids.append(_grid(shape, op, bits, arch))
+        except EvalError as exc:
+            missing.append(exc.reason)
+    if not grids:
+        view["layout_note"] = "The register layout is not modelled: " + "; ".join(missing)
         return view
     view["layouts"] = grids
-    view["layout_note"] = layout_note(shape, arch)
+    view["layout_note"] = layout_note(shape, arch) + "".join(f" Not drawn: {m}." for m in missing)
     return view
 
 
