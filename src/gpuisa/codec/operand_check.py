@@ -292,6 +292,12 @@ class RowMatcher:
         row, as the codec's tables derive them (tables.dpp_row)."""
         if mnemonic.startswith("v_dual_"):
             return self._derived_vopd(mnemonic)
+        twin = "bf16 twin of the f16 row"
+        if "_bf16" in mnemonic and self.serves & set(ROW_EVIDENCE[twin].families):
+            f16 = mnemonic.replace("_bf16", "_f16")
+            rows = self.candidates(self.rows, f16) or [r for _, r in self.derived(f16)]
+            if rows:
+                return [(twin, replace(r, mnemonic=mnemonic)) for r in rows]
         if not mnemonic.endswith(("_dpp", "_e32", "_e64", "_sdwa")):
             # a DPP form spelled with the plain mnemonic (the tests' input `v_minimum_f32 v5, v1, v2 dpp8:[..]`,
             # printed v_minimum_f32_e64_dpp): the rows of both DPP spellings

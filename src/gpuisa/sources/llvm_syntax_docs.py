@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -118,6 +118,7 @@ class OperandEvidence:
     operands: tuple[str, ...] = ()   # only these operands of the row (all when empty)
     serving: tuple[str, ...] = ()    # only where the row is borrowed for these families (tables.fallback_rows)
     implicit: bool = False           # the tests leave the operand out: it is implied, not written
+    adds: tuple[str, ...] = ()       # kinds the tests add to the page's own (the page stays, widened by these)
 
 
 _MC = "llvm-project-23.1.1/llvm/test/MC/AMDGPU"
@@ -194,6 +195,40 @@ OPERAND_EVIDENCE: dict[str, OperandEvidence] = {
         "(1-12 dwords, by opcode, dim and a16)",
         Provenance(SOURCE, _GFX12_OPERANDS, 1155, "amdgpu_synid_gfx12_vaddr_d82160"),
         f"{_MC}/gfx12_asm_vimage.s:746", "image_load v[0:3], v0, s[0:7] dmask:0xf dim:SQ_RSRC_IMG_1D", older="GFX11"),
+    "amdgpu_synid_gfx908_vsrc_036abe": OperandEvidence(
+        {"VOP3P": "amdgpu_synid_gfx908_vsrc_036abe"},
+        "GFX908's MFMA rows link srcC (vsrc2) to a page accepting AGPRs only; LLVM's gfx908 tests write integer "
+        "and float inline constants there (v_mfma_f32_32x32x1f32 a[0:31], v0, v1, -2.0), as the GFX90a rows' "
+        "srcC page lists iconst and fconst (it also lists VGPRs, which gfx908 has not: only the constants are added)",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx908_vsrc_036abe.rst", 8,
+                   "amdgpu_synid_gfx908_vsrc_036abe"),
+        "llvm-project-23.1.1/llvm/test/MC/Disassembler/AMDGPU/gfx908_mai.txt:71",
+        "v_mfma_f32_32x32x1f32 a[0:31], v0, v1, -2.0", adds=("iconst", "fconst")),
+    **{label: OperandEvidence(
+        {"VOP3P": label},
+        f"GFX908's MFMA rows link a {size} srcC (vsrc2) to a page accepting AGPRs only; LLVM's gfx908 tests write "
+        "inline constants there, as for the 32-dword srcC page above (only the constants are added)",
+        Provenance(SOURCE, f"llvm-project-23.1.1/llvm/docs/AMDGPU/{label.removeprefix('amdgpu_synid_')}.rst", 8,
+                   label),
+        f"llvm-project-23.1.1/llvm/test/MC/Disassembler/AMDGPU/gfx908_mai.txt:{line}", example,
+        adds=("iconst", "fconst"))
+      for label, size, line, example in (
+          ("amdgpu_synid_gfx908_vsrc_2d4632", "16-dword", 119, "v_mfma_f32_16x16x1f32 a[0:15], v0, v1, -2.0"),
+          ("amdgpu_synid_gfx908_vsrc_f3d248", "4-dword", 167, "v_mfma_f32_4x4x1f32 a[0:3], v0, v1, -2.0"))},
+    "amdgpu_synid_gfx950_addr_c8b8d4": OperandEvidence(
+        {"FLAT_SCRATCH": "amdgpu_synid_gfx940_vaddr_6ab80d"},
+        "GFX950's scratch rows link addr to a VGPR-only page; the tests (run for gfx942 and gfx950) write `off` "
+        "(an SGPR offset alone), as the GFX940 rows of the same instructions link vaddr to a page listing off",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx950_operands.rst", 8,
+                   "amdgpu_synid_gfx950_addr_c8b8d4"),
+        f"{_MC}/flat-scratch-gfx942.s:6", "scratch_load_dword a2, off, off", older="GFX940"),
+    "amdgpu_synid_gfx950_saddr_13d69a": OperandEvidence(
+        {"FLAT_SCRATCH": "amdgpu_synid_gfx940_saddr_22dbc1"},
+        "GFX950's scratch saddr page omits `off` (a VGPR offset alone); the tests write it, as the GFX940 scratch "
+        "saddr page lists",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx950_operands.rst", 160,
+                   "amdgpu_synid_gfx950_saddr_13d69a"),
+        f"{_MC}/flat-scratch-gfx942.s:18", "scratch_load_dword a2, v4, off", older="GFX940"),
     "amdgpu_synid_gfx11_vsrc_6802ce": OperandEvidence(
         {"VOP3 DPP": "amdgpu_synid_gfx11_src_852d86"},
         "GFX12 has no VOP3 DPP rows; those borrowed from GFX11 take vsrc1 as a VGPR only, while the GFX12 tests "
@@ -244,6 +279,13 @@ ROW_EVIDENCE: dict[str, RowEvidence] = {
         "instruction's own VOP2 / VOP3 row (v_max_i32: vdst, src0, vsrc1), as the listed halves follow theirs",
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX12.rst", 926, "v_max_i32"),
         f"{_MC}/gfx1250_asm_vopd.s:11960", "v_dual_add_f32 v255, v4, v2 :: v_dual_max_i32 v6, v1, v3"),
+    "bf16 twin of the f16 row": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "gfx1250 adds bf16 forms of the f16 VALU instructions (v_rcp_bf16, v_sqrt_bf16, v_exp_bf16 ...) that no "
+        "page lists; LLVM's gfx1250 tests write them with the operands of the f16 instruction's GFX12 row "
+        "(v_rcp_f16: vdst, src0), in every encoding the f16 row has",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX12.rst", 876, "v_rcp_f16"),
+        f"{_MC}/gfx1250_asm_vop1-fake16.s:212", "v_rcp_bf16_e32 v5, v1"),
     "vopd3 x half of a vopdy opcode": RowEvidence(
         ("GFX12 (cdna5)",),
         "the GFX12 page lists v_dual_add_nc_u32 / v_dual_lshlrev_b32 in its VOPDY table only; gfx1250's VOPD3 "
@@ -326,6 +368,8 @@ def evidence_page(docs: SyntaxDocs, label: str, row: SyntaxInstruction | None,
     if same and not twin and 0 <= at < len(same.operands) and same.operands[at].role == row.operands[at].role:
         twin = same.operands[at].label   # renamed in place (GFX11 image_load's vdst is GFX12's vdata)
     page = docs.pages.get(twin) or docs.pages.get(fix.use[section])
+    if page is not None and fix.adds:
+        page = replace(page, accepts=(*page.accepts, *(k for k in fix.adds if k not in page.accepts)))
     return (page, fix) if page else (None, None)
 
 
