@@ -728,50 +728,55 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
     ordered = sorted(amd, key=lambda a: _order(p, a))
     relaxed = [a for a in ordered if _compatible(p, a, relaxed=True)]
     relaxed += [a for a in ordered if a not in relaxed and _compatible(p, a, relaxed=True, carry_less=True)]
-    pool = [a for a in ordered if _compatible(p, a)] or relaxed[:40]
-    for a in pool:
-        for wiring, notes in _wirings(p, a):
-            tried += 1
-            amd_prog = _amd_program(p, a, wiring)
-            memo = (a.fp, json.dumps(_wtext(wiring)), tuple(p.inputs.items()), p.width, p.ftz, p.float_kind,
-                    p.carry_out, tuple(p.kinds.get(n, "") for n in p.inputs), p.model is not None)
-            if memo not in screens:
-                try:
-                    screens[memo] = _screen(p, amd_prog, arch, vecs, texts)
-                except Exception:  # a candidate whose pseudocode does not run is not a candidate
-                    screens[memo] = None
-            got = screens[memo]
-            if got is None:
-                skipped += 1
-                continue
-            bad = _mismatch(p, want, got)
-            restrictions = (*notes, *_width_notes(p, a, wiring))
-            if len(bad):
-                i = int(bad[0])
-                vals = {n: int(v[i]) for n, v in vecs.items()}
-                agree = lanes - len(bad)
-                refuted = {"amd": a.name, "wiring": _wtext(wiring), "agree": f"{agree}/{lanes}",
-                           "evidence": {"kind": "counterexample", "counterexample": vals,
-                                        "detail": _cx_text(vals, int(want[i]), int(got[i])) + " (numpy evaluator)"}}
-                if base in a.name.split("_") and agree > related.get(a.name, {}).get("n", -1):
-                    related[a.name] = {"n": agree, **refuted}
-                if nearest is None or agree > nearest[0]:
-                    nearest = (agree, refuted)
-                ranked.append((agree, a, wiring))
-                if not p.float_kind and _range_options(p, vecs, bad):
-                    close.append((agree, a, wiring, restrictions, bad))
-                continue
-            ev = _evidence(p, a, wiring, amd_prog, arch, texts, proofs, timeout_s,
-                           float_random=DECIDE_RANDOM if decide_only else FLOAT_RANDOM)
-            if ev["kind"] in PROVED_KINDS:
-                level = EQR if restrictions else EQ
-                return {"level": level, "amd": a.name, "wiring": _wtext(wiring), "restrictions": list(restrictions),
-                        "evidence": _public(ev), "candidates": tried, "not_run": skipped, "refuted": _refuted(related)}
-            if ev["kind"] == UNDECIDED:
-                undecided.append({"amd": a.name, "wiring": _wtext(wiring), "evidence": _public(ev)})
-            else:
-                nearest = (lanes, {"amd": a.name, "wiring": _wtext(wiring), "agree": f"{lanes}/{lanes}",
-                                   "evidence": _public(ev)})
+    strict = [a for a in ordered if _compatible(p, a)]
+    # the strict pool first; where none of its candidates runs (pseudocode needing state the evaluator lacks),
+    # the relaxed one, so the row still gets a nearest candidate to refute
+    for pool in ([strict, relaxed[:40]] if strict else [relaxed[:40]]):
+        if tried > skipped:
+            break
+        for a in pool:
+            for wiring, notes in _wirings(p, a):
+                tried += 1
+                amd_prog = _amd_program(p, a, wiring)
+                memo = (a.fp, json.dumps(_wtext(wiring)), tuple(p.inputs.items()), p.width, p.ftz, p.float_kind,
+                        p.carry_out, tuple(p.kinds.get(n, "") for n in p.inputs), p.model is not None)
+                if memo not in screens:
+                    try:
+                        screens[memo] = _screen(p, amd_prog, arch, vecs, texts)
+                    except Exception:  # a candidate whose pseudocode does not run is not a candidate
+                        screens[memo] = None
+                got = screens[memo]
+                if got is None:
+                    skipped += 1
+                    continue
+                bad = _mismatch(p, want, got)
+                restrictions = (*notes, *_width_notes(p, a, wiring))
+                if len(bad):
+                    i = int(bad[0])
+                    vals = {n: int(v[i]) for n, v in vecs.items()}
+                    agree = lanes - len(bad)
+                    refuted = {"amd": a.name, "wiring": _wtext(wiring), "agree": f"{agree}/{lanes}",
+                               "evidence": {"kind": "counterexample", "counterexample": vals,
+                                            "detail": _cx_text(vals, int(want[i]), int(got[i])) + " (numpy evaluator)"}}
+                    if base in a.name.split("_") and agree > related.get(a.name, {}).get("n", -1):
+                        related[a.name] = {"n": agree, **refuted}
+                    if nearest is None or agree > nearest[0]:
+                        nearest = (agree, refuted)
+                    ranked.append((agree, a, wiring))
+                    if not p.float_kind and _range_options(p, vecs, bad):
+                        close.append((agree, a, wiring, restrictions, bad))
+                    continue
+                ev = _evidence(p, a, wiring, amd_prog, arch, texts, proofs, timeout_s,
+                               float_random=DECIDE_RANDOM if decide_only else FLOAT_RANDOM)
+                if ev["kind"] in PROVED_KINDS:
+                    level = EQR if restrictions else EQ
+                    return {"level": level, "amd": a.name, "wiring": _wtext(wiring), "restrictions": list(restrictions),
+                            "evidence": _public(ev), "candidates": tried, "not_run": skipped, "refuted": _refuted(related)}
+                if ev["kind"] == UNDECIDED:
+                    undecided.append({"amd": a.name, "wiring": _wtext(wiring), "evidence": _public(ev)})
+                else:
+                    nearest = (lanes, {"amd": a.name, "wiring": _wtext(wiring), "agree": f"{lanes}/{lanes}",
+                                       "evidence": _public(ev)})
     best: dict[str, Any] | None = None
     if decide_only:
         close, ranked = [], []
