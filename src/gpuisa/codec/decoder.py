@@ -100,6 +100,19 @@ def _lo128(op: Operand, text: str, reg: int, scalar_too: bool) -> str:
     return f"{text}/*Invalid register, operand has '{cls}' register class*/"
 
 
+# Matrix instructions whose A / B operands take VGPRs only: llvm-mc prints another source code with a
+# note (gfx12_dasm_wmma_w32.txt:56 `s[0:3]/*Invalid register, operand has 'VReg_128' register class*/`,
+# :426 `s0/*Invalid register, operand has 'VGPR_32' register class*/`, :65 `1.0/*Invalid immediate*/`).
+MATRIX_PREFIXES = ("v_wmma_", "v_swmmac_")
+
+
+def _invalid_note(text: str, dwords: int) -> str:
+    if text[:1] in "-0123456789.":
+        return "/*Invalid immediate*/"
+    cls = "VGPR_32" if dwords == 1 else f"VReg_{32 * dwords}"
+    return f"/*Invalid register, operand has '{cls}' register class*/"
+
+
 def _scratch_uses_vaddr(target: str, lay: Layout, word: int) -> bool:
     saddr = get_bits(word, lay.fields["SADDR"]) if "SADDR" in lay.fields else 0x7F
     if target in SVE_BIT13_TARGETS:
@@ -136,6 +149,8 @@ class _Decoder:
         # decodings already made, by first dword: [(bytes, text, name, encoding)]; code repeats its
         # instructions, and a repeat costs one dict lookup and one bytes comparison
         self._memo: dict[bytes, list[tuple[bytes, str, str, str]]] = {}
+        self._high_fixed: dict[str, list] = {}       # layout -> its fixed fields beyond the first dword
+        self._k_rows: dict[int, bool] = {}           # id(row) -> whether fmaak / madmk's K literal follows
 
     def find(self, data: bytes, pos: int) -> tuple[Layout, Form, int] | None:
         w0 = int.from_bytes(data[pos:pos + 4], "little")
@@ -154,7 +169,11 @@ class _Decoder:
                 form = lay.forms.get(get_bits(word, lay.op_bits))
                 if form is None or not form.rows:
                     continue
-                if any(get_bits(word, lay.fields[f]) != v for f, v in lay.fixed.items() if lay.fields[f][0][0] >= 32):
+                high = self._high_fixed.get(lay.name)
+                if high is None:     # fixed bits beyond the first dword, checked after the match
+                    high = self._high_fixed[lay.name] = [(lay.fields[f], v) for f, v in lay.fixed.items()
+                                                         if lay.fields[f][0][0] >= 32]
+                if any(get_bits(word, bits) != v for bits, v in high):
                     continue
                 return lay, form, word
         return None
@@ -213,8 +232,11 @@ class _Decoder:
             ext = int.from_bytes(data[pos + size:pos + size + 4], "little")
             size += 4
         literal = None
-        uses_literal = any(n in f and get_bits(word, f[n]) == LITERAL for n in SOURCE_FIELDS if not extra or n != "SRC0") \
-            or any(o.name in K_OPERANDS for o in row.operands)   # fmaak / madmk: the constant K follows the word
+        k_row = self._k_rows.get(id(row))
+        if k_row is None:   # fmaak / madmk: the constant K follows the word
+            k_row = self._k_rows[id(row)] = any(o.name in K_OPERANDS for o in row.operands)
+        uses_literal = k_row or any(n in f and get_bits(word, f[n]) == LITERAL for n in SOURCE_FIELDS
+                                    if not extra or n != "SRC0")
         if uses_literal:
             if len(data) < pos + size + 4:
                 raise _Undecodable(f"truncated: {form.base} has a literal constant and needs {size + 4} bytes")
@@ -232,9 +254,9 @@ class _Decoder:
         mods: list[str] = []
         src_index = 0
         dpp16 = variant in ("_dpp", "_e64_dpp")
-        halves = sixteen_bit_operands(self.t, form, variant) if self.true16 else ()
+        halves = sixteen_bit_operands(self.t, form, variant)
         vop3 = form.encoding in VOP3_ENCODINGS or variant.startswith("_e64")
-        if halves and vop3 and "OPSEL" in f and not any(o.name == "op_sel" for o in row.operands):
+        if halves and self.true16 and vop3 and "OPSEL" in f and not any(o.name == "op_sel" for o in row.operands):
             # real-true16 prints OPSEL of a VOP3 form whose row lists no op_sel (gfx11_asm_vop3_from_vop2.s:
             # v_add_f16_e64 v5.l, v1.h, v2.l op_sel:[1,0,0])
             sel = get_bits(word, f["OPSEL"])
@@ -254,7 +276,13 @@ class _Decoder:
                 continue
             text = self._operand(op, lay, word, literal, is_float, variant, ext)
             if op.name in halves and text is not None:
-                text = self._half(text, op, lay, word, vop3, src_index)
+                if self.true16:
+                    text = self._half(text, op, lay, word, vop3, src_index)
+                elif not vop3 and op.role == "src" and "/*" not in text and (m := _VGPR_TEXT.match(text)):
+                    # fake16: a 16-bit source beyond v127 gets llvm-mc's note (_lo128), whatever the page says
+                    scalar_too = variant in ("", "_e32") and field_for(op, lay) == "SRC0"
+                    text = _lo128(Operand(op.name, "src", ("v16",), 1, "", False, False), text, int(m.group(1)),
+                                  scalar_too)
             if lay.name == MAI_LAYOUT and text and text[0] == "v" and "a" in op.accepts and \
                     mai_acc(lay, field_for(op, lay), word):
                 text = "a" + text[1:]
@@ -508,6 +536,9 @@ class _Decoder:
             text = ops.source_text(value, op.dwords, gen)
             if text is None:
                 raise _Undecodable(f"{fname}={value} names no operand on {self.t.target}")
+            if value < 256 and self._base.startswith(MATRIX_PREFIXES) and "s" not in op.accepts and (
+                    text[:1] not in "-0123456789." or not {"constant", "iconst", "fconst", "literal"} & set(op.accepts)):
+                return text + _invalid_note(text, op.dwords)
             return _lo128(op, text, value - 256, True) if value >= 256 else text
         if "v16" in acc and "v" not in acc:
             acc = (*acc, "v")
@@ -593,6 +624,8 @@ class _Decoder:
             return "clamp" if bit("CLAMP") else None
         if name == "omod":
             return OMOD.get(bit("OMOD"))
+        if name == "index_key" and "OPSEL" in f:    # SWMMAC: which index of the key VGPR (tables.MATRIX_MODIFIERS)
+            return f"index_key:{bit('OPSEL')}" if bit("OPSEL") else None
         if name in ("cbsz", "abid", "blgp") and name.upper() in f:
             return f"{name}:{bit(name.upper())}" if bit(name.upper()) else None
         if name == "neg" and "NEG" not in f and "BLGP" in f:    # f64 MFMA: BLGP holds neg (mai-gfx942.s:72)

@@ -841,6 +841,9 @@ class _Encoder:
                     st.word |= put_bits(f["OPSEL_HI2"], (hi >> 2) & 1)
             else:
                 set_field("NEG" if name == "neg_lo" else "NEG_HI", bits)
+        elif name == "index_key" and value and "OPSEL" in f:
+            need("index_key")
+            set_field("OPSEL", num(value))
         elif name in ("cbsz", "abid", "blgp") and value and name.upper() in f:
             need(name)
             set_field(name.upper(), num(value))

@@ -66,6 +66,7 @@ class Form:
     layout: str
     opcode: int
     rows: dict[str, Row] = field(default_factory=dict)   # variant suffix ("", "_e32", "_e64", "_dpp", ...) -> row
+    halves: dict[str, frozenset[str]] = field(default_factory=dict)   # variant -> its 16-bit VGPR operands
 
 
 @dataclass(slots=True)
@@ -96,7 +97,6 @@ class TargetTables:
     wave64: bool
     pairs: dict[str, dict[str, Form]] = field(default_factory=dict)   # VOPD half -> LLVM mnemonic -> form
     pair_layout: str = ""                                     # the VOPD layout those forms belong to
-    half_rows: dict[str, Row] = field(default_factory=dict)  # SIXTEEN_BIT_PAGE rows (which operands are 16-bit)
 
 
 # Which encoding field holds an operand of a syntax row, by the operand's name (first field the
@@ -198,6 +198,9 @@ _FIELD_FOR: dict[tuple[str, str, int], str | None] = {}
 
 def get_bits(word: int, bits: tuple[tuple[int, int], ...]) -> int:
     """Value of a field (ranges MSB first) of an instruction held as one int."""
+    if len(bits) == 1:    # nearly every field: one range
+        hi, lo = bits[0]
+        return (word >> lo) & ((1 << (hi - lo + 1)) - 1)
     out = 0
     for hi, lo in bits:
         out = (out << (hi - lo + 1)) | ((word >> lo) & ((1 << (hi - lo + 1)) - 1))
@@ -324,26 +327,31 @@ VOP_PREFIXES = ("VOP1", "VOP2", "VOPC", "VOP3")
 
 
 def sixteen_bit_operands(t: TargetTables, form: Form, variant: str) -> frozenset[str]:
-    """Names of the operands of one form's row that are 16-bit VGPR halves in real-true16 syntax.
+    """Names of the operands of one form's row that are 16-bit VGPR halves in real-true16 syntax
+    (computed once per table build: _halves_of)."""
+    return form.halves.get(variant, _NONE)
+
+
+_NONE: frozenset[str] = frozenset()
+
+
+def _halves_of(half_rows: dict[str, Row], gen: int, form: Form, variant: str) -> frozenset[str]:
+    """The 16-bit VGPR operands of one form's row (sixteen_bit_operands).
 
     In order: the operand's type tag (src1:i16, src2:u32, src0:f16x2); a page accepting only 16-bit
     VGPRs (the e32 rows: `*Size:* 16 bits`, v16); the same operand of the instruction's e32 row (an
     e64 row's pages say 32 bits); else the mnemonic's types, the first for the destination and the
     last for the sources (v_cvt_f32_f16: 32-bit vdst, 16-bit src; v_pack_b32_f16: 16-bit sources).
     Packed (VOP3P) and `_pk_` results are 32 bits."""
-    key = (form.name, form.encoding, variant)
-    hit = _SIXTEEN.get(key)
-    if hit is not None:
-        return hit
     row = form.rows.get(variant)
     out: set[str] = set()
-    if row is not None and form.encoding.startswith(VOP_PREFIXES) and t.gen >= 11 and \
+    if row is not None and form.encoding.startswith(VOP_PREFIXES) and gen >= 11 and \
             not form.base.startswith("v_pk_"):     # packed math: 32-bit registers of two halves
         types = _MNEMONIC_TYPES.findall(form.base)
-        e32 = t.half_rows.get(form.base + "_e32") or t.half_rows.get(form.base)
+        e32 = half_rows.get(form.base + "_e32") or half_rows.get(form.base)
         if e32 is not None and not e32.section.startswith(("VOP1", "VOP2", "VOPC")):
             e32 = None
-        e64 = t.half_rows.get(form.base + "_e64") or t.half_rows.get(form.base)
+        e64 = half_rows.get(form.base + "_e64") or half_rows.get(form.base)
         for o in row.operands:
             if o.role not in ("dst", "src") or not ({"v", "v16"} & set(o.accepts) or o.name.startswith("vsrc")):
                 continue
@@ -363,12 +371,9 @@ def sixteen_bit_operands(t: TargetTables, form: Form, variant: str) -> frozenset
                 sixteen = bool(_TYPE16.match(types[-1]))
             if sixteen:
                 out.add(o.name)
-    hit = frozenset(out)
-    _SIXTEEN[key] = hit
-    return hit
+    return frozenset(out) if out else _NONE
 
 
-_SIXTEEN: dict[tuple[str, str, str], frozenset[str]] = {}
 
 
 def op_sel_has_dst(row: Row, base: str, variant: str) -> bool:
@@ -394,6 +399,59 @@ def _twin(row: Row, op: Operand) -> Operand | None:
             if o.name == name:
                 return o
     return None
+
+
+# ------------------------------------------------------------------------- matrix operand sizes
+
+# gfx12+ WMMA / SWMMAC register tuples follow the matrix shape in the mnemonic: A (src0) is M x K, B
+# (src1) K x N, C and D (src2, vdst) M x N elements, spread over the wave's lanes; SWMMAC's A is
+# stored compressed (K / 2) and its src2 is the sparsity index. GFX12's page gives one vdst page to
+# every WMMA (AMDGPUAsmGFX12.rst v_wmma_f16_16x16x16_f16: vdst_227281, "8 dwords" in wave32) where
+# LLVM's tests pack 16-bit results in half of that (gfx12_asm_wmma_w32.s
+# `v_wmma_f16_16x16x16_f16 v[8:11], v[0:3], v[4:7], v[8:11]`; gfx12_asm_wmma_w64.s
+# `v_wmma_i32_16x16x16_iu8 v[2:5], v0, v1, v[2:5]`; gfx1250_asm_wmma_w32.s
+# `v_wmma_f32_32x16x128_f4 v[4:19], v[0:15], v[2:9], v[4:19]`). Mixed or scaled element types
+# (f8f6f4, bf16f32) keep their page sizes.
+MATRIX_ELEMENT_BITS = {"f64": 64, "f32": 32, "i32": 32, "f16": 16, "bf16": 16, "fp8": 8, "bf8": 8, "iu8": 8,
+                       "iu4": 4, "f4": 4}
+_MATRIX = re.compile(r"^v_(s?)wmmac?_([a-z0-9]+)_(\d+)x(\d+)x(\d+)_([a-z0-9]+)(?:_([a-z0-9]+))?$")
+
+
+def matrix_dwords(base: str, gen: int, wave64: bool) -> dict[str, int]:
+    """Register dwords of a gfx12+ WMMA / SWMMAC instruction's matrix operands, by operand name."""
+    m = _MATRIX.match(base)
+    if gen < 12 or m is None:
+        return {}
+    sparse, d_type, rows, cols, depth, a_type, b_type = m.groups()
+    d_bits, a_bits = MATRIX_ELEMENT_BITS.get(d_type), MATRIX_ELEMENT_BITS.get(a_type)
+    b_bits = MATRIX_ELEMENT_BITS.get(b_type or a_type)
+    if d_bits is None or a_bits is None or b_bits is None:
+        return {}
+    m_, n_, k_ = int(rows), int(cols), int(depth)
+    lanes_bits = 32 * (64 if wave64 else 32)
+    sizes = {"src0": m_ * (k_ // 2 if sparse else k_) * a_bits, "src1": k_ * n_ * b_bits, "vdst": m_ * n_ * d_bits}
+    if not sparse:
+        sizes["src2"] = sizes["vdst"]
+    # a share under one dword still takes a whole VGPR (gfx12_asm_wmma_w64.s: iu4 A in wave64 is v0)
+    return {k: -(-v // lanes_bits) for k, v in sizes.items()}
+
+
+# Modifiers gfx12 WMMA / SWMMAC rows take that GFX12's page does not list (it gives `clamp` only):
+# gfx12_asm_wmma_w32.s `v_wmma_f32_16x16x16_f16 ... neg_lo:[1,0,0]` (NEG), `neg_hi:[0,0,1]` (NEG_HI),
+# `v_swmmac_f32_16x16x32_f16 ... v20 index_key:1` (OPSEL), printed in this order before clamp.
+MATRIX_MODIFIERS = {"wmma": ("neg_lo", "neg_hi"), "swmmac": ("index_key", "neg_lo", "neg_hi")}
+
+
+def _matrix_row(row: Row, sizes: dict[str, int], kind: str) -> Row:
+    ops = [Operand(o.name, o.role, o.accepts, sizes[o.name], o.size_text, o.modifiers, o.optional, o.page,
+                   o.evidence, o.type_tag) if o.name in sizes and o.dwords != sizes[o.name] else o
+           for o in row.operands]
+    have = {o.name for o in ops}
+    extra = [Operand(m, "modifier", (), 1, "", False, True) for m in MATRIX_MODIFIERS[kind] if m not in have]
+    if extra:
+        first_mod = next((i for i, o in enumerate(ops) if o.role == "modifier"), len(ops))
+        ops[first_mod:first_mod] = extra
+    return row if tuple(ops) == row.operands else Row(row.mnemonic, row.section, tuple(ops), row.source)
 
 
 def _incomplete(row: Row) -> bool:
@@ -574,6 +632,9 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
         form = Form(name, base, encoding, layout_name, opcode)
         form.rows = _variants(base, encoding, rows, name in promoted_names and encoding in VOP3_ENCODINGS, w64,
                               name in vop3_names, gen >= 12)
+        if sizes := matrix_dwords(base, gen, w64):
+            kind = "swmmac" if base.startswith("v_swmmac") else "wmma"
+            form.rows = {v: _matrix_row(r, sizes, kind) for v, r in form.rows.items()}
         if op_field != "OP":
             _add_vopd_half(layouts, lay, form, op_field[-1], rows, pairs)
             continue
@@ -602,9 +663,12 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
     pair_layout = next((lay.name for lay in layouts.values() if lay.pairs.get("X") and lay.pairs.get("Y")), "")
     by_pair = {half: {form.base: form for form in layouts[pair_layout].pairs[half].values()}
                for half in ("X", "Y")} if pair_layout else {}
-    half_rows = syntax_rows(docs, (SIXTEEN_BIT_PAGE,), w64) if gen >= 11 else {}
-    return TargetTables(target, arch, gen, layouts, by_mask, by_mnemonic, families, w64, by_pair, pair_layout,
-                        half_rows)
+    if gen >= 11:
+        half_rows = syntax_rows(docs, (SIXTEEN_BIT_PAGE,), w64)
+        for lay in layouts.values():
+            for form in lay.forms.values():
+                form.halves = {v: h for v in form.rows if (h := _halves_of(half_rows, gen, form, v))}
+    return TargetTables(target, arch, gen, layouts, by_mask, by_mnemonic, families, w64, by_pair, pair_layout)
 
 
 def _add_vopd_half(layouts: dict[str, Layout], lay: Layout, form: Form, half: str, rows: dict[str, Row],
@@ -648,8 +712,6 @@ def _read_docs():
 
 def tables_for(target: str, catalog_path: Path | None = None, wave64: bool | None = None) -> TargetTables:
     """The tables of one gfx target, from memory, the cache folder, or built (and cached)."""
-    from gpuisa.catalog.query import Catalog
-
     target = target.strip().lower()
     if target not in TARGET_TO_ARCH:
         raise NotFoundError("target", target, [t for t in TARGET_TO_ARCH if t[:5] == target[:5]][:6])
@@ -657,11 +719,15 @@ def tables_for(target: str, catalog_path: Path | None = None, wave64: bool | Non
     key = (str(cat_path), target, wave64)
     if key in _MEMO:
         return _MEMO[key]
-    catalog = Catalog(cat_path)
-    from gpuisa.sources import llvm_syntax_docs  # its PAGE_ERRATA / OPERAND_EVIDENCE shape the rows
+    if not cat_path.is_file():
+        from gpuisa.catalog.query import Catalog
 
+        Catalog(cat_path)    # says what is missing and how to build it
+    # the stamp names the code that shapes the tables without importing it (a cache hit opens
+    # neither the catalog nor the syntax docs reader: CLI start-up time)
+    code = Path(__file__).parent
     code_stamp = "|".join(str(p.stat().st_mtime_ns) for p in (
-        *(Path(__file__).parent / n for n in ("tables.py", "syntax.py")), Path(llvm_syntax_docs.__file__)))
+        code / "tables.py", code / "syntax.py", code.parent / "sources" / "llvm_syntax_docs.py"))
     stamp = f"{TABLES_VERSION}|{code_stamp}|{cat_path.resolve()}|{cat_path.stat().st_mtime_ns}|{docs_dir()}|{target}|{wave64}"
     digest = hashlib.sha256(stamp.encode()).hexdigest()[:20]
     cache = paths.cache_dir() / "codec" / f"{target}-{digest}.pickle"
@@ -673,7 +739,9 @@ def tables_for(target: str, catalog_path: Path | None = None, wave64: bool | Non
         except Exception:  # a damaged cache file is rebuilt, never trusted
             tables = None
     if tables is None:
-        tables = build_tables(catalog, _shared_docs(), target, wave64)
+        from gpuisa.catalog.query import Catalog
+
+        tables = build_tables(Catalog(cat_path), _shared_docs(), target, wave64)
         cache.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=cache.parent, suffix=".tmp")
         with os.fdopen(fd, "wb") as fh:
