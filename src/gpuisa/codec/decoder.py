@@ -12,7 +12,20 @@ from dataclasses import dataclass
 
 from gpuisa.codec import formats, image, waitcnt
 from gpuisa.codec import operands as ops
-from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SCOPES, SDWA, th_text
+from gpuisa.codec.syntax import (
+    ALWAYS_PRINTED,
+    ATTR_CHANNELS,
+    DPP8,
+    DPP8FI,
+    DPP16,
+    LITERAL,
+    NULL_CODE,
+    OMOD,
+    SCOPES,
+    SDWA,
+    export_target,
+    th_text,
+)
 from gpuisa.codec.tables import (
     E32_ENCODINGS,
     MAI_LAYOUT,
@@ -75,6 +88,11 @@ ACC_FIELDS = frozenset({"VDST", "DATA", "DATA0", "DATA1", "VDATA"})
 # gfx10 reads it when SADDR is NULL (0x7D), 0x7F being the no-address ST mode (flat-scratch-st-mode.s:8).
 SVE_BIT13_TARGETS = frozenset({"gfx942", "gfx950"})
 
+
+# Export encodings (printed by _render_export) and their flag modifiers in llvm-mc's order, by field
+# (exp-pregfx11.s `exp mrt0, v4, v3, v2, v1 done vm`; exp-gfx10.s; GFX11's `row_en` is the ROW bit).
+EXPORT_ENCODINGS = frozenset({"EXP", "EXPORT", "VEXPORT"})
+EXPORT_MODIFIERS = (("done", "DONE"), ("compr", "COMPR"), ("vm", "VM"), ("row_en", "ROW"))
 
 # Encodings whose unused modifier bits must be zero (see _Decoder._unused_modifier_bits).
 TIGHT_ENCODINGS = frozenset({"VOP3", "VOP3A", "VOP3B", "VOP3SD", "DS"})
@@ -218,6 +236,8 @@ class _Decoder:
     def render(self, lay: Layout, form: Form, data: bytes, pos: int) -> tuple[str, int]:
         if lay.pairs:
             return self._render_pair(lay, data, pos)
+        if form.encoding in EXPORT_ENCODINGS:
+            return self._render_export(lay, form, data, pos)
         size = lay.width // 8
         word = int.from_bytes(data[pos:pos + size], "little")
         f = lay.fields
@@ -255,7 +275,7 @@ class _Decoder:
         src_index = 0
         dpp16 = variant in ("_dpp", "_e64_dpp")
         halves = sixteen_bit_operands(self.t, form, variant)
-        vop3 = form.encoding in VOP3_ENCODINGS or variant.startswith("_e64")
+        vop3 = form.encoding in VOP3_ENCODINGS or form.encoding == "VINTERP" or variant.startswith("_e64")
         if halves and self.true16 and vop3 and "OPSEL" in f and not any(o.name == "op_sel" for o in row.operands):
             # real-true16 prints OPSEL of a VOP3 form whose row lists no op_sel (gfx11_asm_vop3_from_vop2.s:
             # v_add_f16_e64 v5.l, v1.h, v2.l op_sel:[1,0,0])
@@ -305,6 +325,9 @@ class _Decoder:
                 m = self._dpp(name, variant, ext, word, lay)
                 if m:
                     mods.append(m)
+        if form.encoding == "VINTERP" and "clamp" in mods:   # vinterp.txt:124 `v3 clamp op_sel:[1,0,1,0] wait_exp:5`
+            mods.remove("clamp")
+            mods.insert(0, "clamp")
         if lay.encoding in TIGHT_ENCODINGS and variant in ("", "_e64"):
             self._unused_modifier_bits(lay, word, row)
         out = mnemonic
@@ -327,6 +350,25 @@ class _Decoder:
         else:
             n, hi = n & 0x7F, n >> 7
         return f"v{n}.{'h' if hi else 'l'}"
+
+    def _render_export(self, lay: Layout, form: Form, data: bytes, pos: int) -> tuple[str, int]:
+        """`exp mrt0, v4, v3, off, off done`: the target, four sources (off where EN's bit is clear;
+        with COMPR source i reads VSRC[i/2]: exp-pregfx11.s `exp mrtz, off, off, v7, v7 compr`), then
+        done, compr, vm, row_en."""
+        size = lay.width // 8
+        word = int.from_bytes(data[pos:pos + size], "little")
+        f = lay.fields
+
+        def bit(name: str) -> int:
+            return get_bits(word, f[name]) if name in f else 0
+
+        target = export_target(bit("TARGET"), self.gen)
+        if target is None:
+            raise _Undecodable(f"export target {bit('TARGET')} names none on {self.t.target}")
+        compr = bit("COMPR")
+        regs = [f"v{bit(f'VSRC{i // 2 if compr else i}')}" if (bit("EN") >> i) & 1 else "off" for i in range(4)]
+        mods = [m for m, field in EXPORT_MODIFIERS if bit(field)]
+        return f"{form.base} {target}, {', '.join(regs)}" + "".join(" " + m for m in mods), size
 
     def _render_pair(self, lay: Layout, data: bytes, pos: int) -> tuple[str, int]:
         """A VOPD word: `X :: Y`, each half printed from its half layout (tables.VOPD_HALF_FIELDS);
@@ -475,6 +517,8 @@ class _Decoder:
             return text
         fname = field_for(op, lay)
         f = lay.fields
+        if name == "attr" and "ATTR" in f and "ATTR_CHAN" in f:   # attr12.y (AMDGPUOperandSyntax.rst "attr")
+            return f"attr{get_bits(word, f['ATTR'])}.{ATTR_CHANNELS[get_bits(word, f['ATTR_CHAN'])]}"
         if self._img is not None and name in ("vaddr", "addr"):
             return self._img[1]
         if self._img is not None and fname == "VDATA":
@@ -624,6 +668,12 @@ class _Decoder:
             return "clamp" if bit("CLAMP") else None
         if name == "omod":
             return OMOD.get(bit("OMOD"))
+        if name in ALWAYS_PRINTED and ALWAYS_PRINTED[name] in f:
+            if name == "wait_vdst" and any(o.name == "wait_va_vdst" for o in row.operands):
+                return None
+            return f"{name}:{bit(ALWAYS_PRINTED[name])}"
+        if name == "clamp" and "CLMP" in f:
+            return "clamp" if bit("CLMP") else None
         if name == "index_key" and "OPSEL" in f:    # SWMMAC: which index of the key VGPR (tables.MATRIX_MODIFIERS)
             return f"index_key:{bit('OPSEL')}" if bit("OPSEL") else None
         if name in ("cbsz", "abid", "blgp") and name.upper() in f:

@@ -13,9 +13,30 @@ from dataclasses import dataclass
 
 from gpuisa.codec import formats, image, waitcnt
 from gpuisa.codec import operands as ops
-from gpuisa.codec.decoder import ACC_FIELDS, GLOBAL_ENCODINGS, K_OPERANDS, SVE_BIT13_TARGETS, _is_float
+from gpuisa.codec.decoder import (
+    ACC_FIELDS,
+    EXPORT_ENCODINGS,
+    EXPORT_MODIFIERS,
+    GLOBAL_ENCODINGS,
+    K_OPERANDS,
+    SVE_BIT13_TARGETS,
+    _is_float,
+)
 from gpuisa.codec.operands import OperandError
-from gpuisa.codec.syntax import DPP8, DPP8FI, DPP16, LITERAL, NULL_CODE, OMOD, SCOPES, SDWA, th_code
+from gpuisa.codec.syntax import (
+    ALWAYS_PRINTED,
+    ATTR_CHANNELS,
+    DPP8,
+    DPP8FI,
+    DPP16,
+    LITERAL,
+    NULL_CODE,
+    OMOD,
+    SCOPES,
+    SDWA,
+    export_code,
+    th_code,
+)
 from gpuisa.codec.tables import (
     E32_ENCODINGS,
     MAI_LAYOUT,
@@ -281,6 +302,8 @@ class _Encoder:
         word |= put_bits(lay.op_bits, form.opcode)
         st = _State(word)
         self._st = st
+        if form.encoding in EXPORT_ENCODINGS:
+            return self._export(lay, st, operands, mods)
         row_ops = [o for o in row.operands if o.role != "modifier"]
         if [o.name for o in row_ops] == ["waitcnt"] and operands and mods:
             # vmcnt(0) lgkmcnt(0): one operand spelled in space-separated terms
@@ -367,6 +390,45 @@ class _Encoder:
         elif fname is not None:
             st.word |= put_bits(f[fname], 0x80)
 
+    def _export(self, lay: Layout, st: _State, operands: list[_Token], mods: list[_Token]) -> bytes:
+        """`exp mrt0 v4, v3, off, off done` (the comma after the target is optional: exp-pregfx11.s),
+        the inverse of decoder._render_export."""
+        f = lay.fields
+        toks = list(operands)
+        if toks and len(toks[0].text.split()) == 2:
+            target, first = toks[0].text.split()
+            toks[0:1] = [_Token(target, toks[0].col), _Token(first, toks[0].col + len(target) + 1)]
+        if len(toks) != 5:
+            raise _Attempt(toks[-1].col if toks else 1, f"an export takes a target and 4 sources, got {len(toks)} operands")
+        code = export_code(toks[0].text.lower(), self.gen)
+        if code is None:
+            raise _Attempt(toks[0].col, f"{toks[0].text!r} is not an export target on {self.t.target}")
+        st.word |= put_bits(f["TARGET"], code)
+        names = {m.text.lower(): m for m in mods}
+        flags = dict(EXPORT_MODIFIERS)
+        for name, tok in list(names.items()):
+            if name.startswith("no") and flags.get(name[2:]) in f:   # nodone / norow_en: the bit left clear
+                del names[name]
+                continue
+            if name not in flags or flags[name] not in f:
+                raise _Attempt(tok.col, f"modifier {tok.text!r} is not allowed on an export here")
+            st.word |= put_bits(f[flags[name]], 1)
+        compr = "compr" in names
+        en = 0
+        for i, tok in enumerate(toks[1:]):
+            if tok.text.lower() == "off":
+                continue
+            reg = _reg(tok.text.lower(), tok)
+            if reg is None or reg[0] != "v" or reg[2] != 1:
+                raise _Attempt(tok.col, "an export source is a VGPR or off")
+            en |= 1 << i
+            field = f"VSRC{i // 2 if compr else i}"
+            if compr and i % 2 and get_bits(st.word, f[field]) != reg[1]:
+                raise _Attempt(tok.col, "compressed exports give each pair one VGPR")
+            st.word |= put_bits(f[field], reg[1])
+        st.word |= put_bits(f["EN"], en)
+        return st.word.to_bytes(lay.width // 8, "little")
+
     def _defaults(self, lay: Layout, form: Form, st: _State) -> None:
         f = lay.fields
         if self.gen >= 10 and form.encoding in ("VOP3", "VOP3SD", "VOP3P", "VOP3A", "VOP3B"):
@@ -432,6 +494,12 @@ class _Encoder:
                 raise _Attempt(tok.col, "the destination of v_cmpx is exec")
             return
         fname = field_for(op, lay)
+        if op.name == "attr" and "ATTR" in f and "ATTR_CHAN" in f:
+            m = _ATTR.match(low)
+            if m is None:
+                raise _Attempt(tok.col, f"{text!r} is not an attribute (attr0.x .. attr63.w)")
+            st.word |= put_bits(f["ATTR"], int(m.group(1))) | put_bits(f["ATTR_CHAN"], ATTR_CHANNELS.index(m.group(2)))
+            return
         if form.encoding in image.IMAGE_ENCODINGS and not image.args_of(form.base).bvh and (
                 op.name in ("vaddr", "addr") or fname == "VDATA"):
             self._image_operand(op, tok, lay, fname, st)
@@ -841,6 +909,10 @@ class _Encoder:
                     st.word |= put_bits(f["OPSEL_HI2"], (hi >> 2) & 1)
             else:
                 set_field("NEG" if name == "neg_lo" else "NEG_HI", bits)
+        elif name in ALWAYS_PRINTED and value and ALWAYS_PRINTED[name] in f:
+            set_field(ALWAYS_PRINTED[name], num(value))
+        elif name == "clamp" and not value and "CLMP" in f:
+            set_field("CLMP", 1)
         elif name == "index_key" and value and "OPSEL" in f:
             need("index_key")
             set_field("OPSEL", num(value))
@@ -989,6 +1061,7 @@ class _State:
         self.fmt_pair = (1, 0)              # dfmt:/nfmt: given so far (gfx10+ maps the pair to one format)
 
 
+_ATTR = re.compile(r"^attr(\d+)\.([xyzw])$")
 _HALF = re.compile(r"\b(v(\d+))\.([lh])\b", re.IGNORECASE)    # v1.l / v1.h (real-true16)
 _FORMAT_OPERAND = re.compile(r"^\s*(?:format|dfmt|nfmt):", re.IGNORECASE)
 

@@ -123,6 +123,41 @@ def th_code(text: str, kind: str) -> int | None:
     return table.get(rest)
 
 
+# Export targets (EXP / EXPORT TARGET [9:4]): the manuals' codes (vega/README.md:5994, rdna1/README.md:2799,
+# rdna3/README.md:6139, rdna4/README.md:6950) under LLVM's names (gfx11_tgt.rst: mrt{0..7}, mrtz, pos{0..4},
+# prim, dual_src_blend0/1; gfx9/gfx10 add null and param{0..31}).
+def export_target(code: int, gen: int) -> str | None:
+    """LLVM's name of an export target code on a generation, or None when it names none."""
+    if code <= 7:
+        return f"mrt{code}"
+    if code == 8:
+        return "mrtz"
+    if code == 9 and gen < 11:
+        return "null"
+    if 12 <= code <= (15 if gen == 9 else 16):
+        return f"pos{code - 12}"
+    if code == 20 and gen >= 10:
+        return "prim"
+    if code in (21, 22) and gen >= 11:
+        return f"dual_src_blend{code - 21}"
+    if 32 <= code <= 63 and gen < 11:
+        return f"param{code - 32}"
+    return None
+
+
+def export_code(name: str, gen: int) -> int | None:
+    """Inverse of export_target."""
+    return next((c for c in range(64) if export_target(c, gen) == name), None)
+
+
+# Modifiers llvm-mc prints even at 0, and the field each one sets (gfx11_dasm_vinterp.txt
+# `v_interp_p10_f32 v0, -v1, v2, v3 wait_exp:0`; gfx11_dasm_ldsdir.txt `lds_direct_load v1 wait_vdst:15`;
+# gfx12_dasm_vdsdir.txt `ds_direct_load v1 wait_va_vdst:15 wait_vm_vsrc:0`). GFX12's row lists wait_vdst
+# too, as another spelling of wait_va_vdst (AMDGPUAsmGFX12.rst ds_direct_load); llvm-mc prints the latter.
+ALWAYS_PRINTED = {"wait_exp": "WAITEXP", "wait_vdst": "WAIT_VA", "wait_va_vdst": "WAIT_VA",
+                  "wait_vm_vsrc": "WAIT_VMVSRC"}
+ATTR_CHANNELS = "xyzw"     # attrN.x .. attrN.w: the ATTR_CHAN field (AMDGPUOperandSyntax.rst "attr")
+
 # Output modifier (OMOD field) spellings, AMDGPUModifierSyntax.rst "omod".
 OMOD = {1: "mul:2", 2: "mul:4", 3: "div:2"}
 

@@ -116,6 +116,8 @@ OPERAND_FIELDS: dict[str, tuple[str, ...]] = {
     # the VOPD rows of GFX12's page name the halves' operands (AMDGPUAsmGFX12.rst VOPDX / VOPDY)
     "vdstx": ("VDST",), "vdsty": ("VDST",), "srcx0": ("SRC0",), "srcy0": ("SRC0",), "vsrcx1": ("VSRC1",),
     "vsrcy1": ("VSRC1",), "vsrcx2": ("VSRC1",), "vsrcy2": ("VSRC1",),
+    # VINTERP rows (AMDGPUAsmGFX11.rst v_interp_p10_f32 vdst, vparam, vij, vparam0)
+    "vparam": ("SRC0",), "vij": ("SRC1",), "vparam0": ("SRC2",),
     "label": ("SIMM16",), "hwreg": ("SIMM16",), "msg": ("SIMM16",), "waitcnt": ("SIMM16",), "delay": ("SIMM16",),
 }
 # Fields whose value is an SGPR number divided by the register alignment (vega manual, SMEM/MUBUF tables).
@@ -323,7 +325,7 @@ _TYPE16 = re.compile(r"^(?:b|f|i|u|bf)16$")
 # targets read the 16-bit facts of an instruction from its GFX11 row when there is one.
 SIXTEEN_BIT_PAGE = "GFX11"
 _MNEMONIC_TYPES = re.compile(r"_(bf16|f16|f32|f64|[biu]8|[biu]16|[biu]32|[biu]64)(?=_|$)")
-VOP_PREFIXES = ("VOP1", "VOP2", "VOPC", "VOP3")
+VOP_PREFIXES = ("VOP1", "VOP2", "VOPC", "VOP3", "VINTERP")
 
 
 def sixteen_bit_operands(t: TargetTables, form: Form, variant: str) -> frozenset[str]:
@@ -618,6 +620,7 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
     by_mnemonic: dict[str, list[tuple[Form, str]]] = {}
     aliases: dict[str, list[tuple[Form, str]]] = {}
     pairs: dict[str, dict[str, Layout]] = {}     # VOPD layout -> its half layouts
+    half_rows = syntax_rows(docs, (SIXTEEN_BIT_PAGE,), w64) if gen >= 11 else {}
     for name, encoding, layout_name, opcode in opcodes:
         lay = layouts.get(layout_name or "")
         if lay is None:
@@ -632,6 +635,11 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
         form = Form(name, base, encoding, layout_name, opcode)
         form.rows = _variants(base, encoding, rows, name in promoted_names and encoding in VOP3_ENCODINGS, w64,
                               name in vop3_names, gen >= 12)
+        if encoding == "VINTERP" and gen >= 12 and base in half_rows:
+            # GFX12's VINTERP rows list neither :m sources nor op_sel; LLVM's gfx12 checks print both
+            # (vinterp.txt:29 `v_interp_p10_f32 v0, -v1, v2, v3 wait_exp:0`, :108 `op_sel:[1,0,0,0]`), as
+            # GFX11's rows do
+            form.rows = {"": half_rows[base]}
         if sizes := matrix_dwords(base, gen, w64):
             kind = "swmmac" if base.startswith("v_swmmac") else "wmma"
             form.rows = {v: _matrix_row(r, sizes, kind) for v, r in form.rows.items()}
@@ -664,7 +672,6 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
     by_pair = {half: {form.base: form for form in layouts[pair_layout].pairs[half].values()}
                for half in ("X", "Y")} if pair_layout else {}
     if gen >= 11:
-        half_rows = syntax_rows(docs, (SIXTEEN_BIT_PAGE,), w64)
         for lay in layouts.values():
             for form in lay.forms.values():
                 form.halves = {v: h for v in form.rows if (h := _halves_of(half_rows, gen, form, v))}
