@@ -1,7 +1,8 @@
 """Encoding families beyond the plain ALU words, each on one LLVM check line (asm and bytes read from
 the test file itself): NSA / partial-NSA image addresses, buffer formats, matrix AGPRs, VOPC SDWA,
 VOP3B carry-out, the fmaak constant, fake16's invalid-register note, VOPD pairs (X :: Y, one shared
-literal, VDSTY's implied LSB) and real-true16 VGPR halves (bit 7 in VOP1/VOP2/VOPC, OPSEL in VOP3).
+literal, VDSTY's implied LSB), real-true16 VGPR halves (bit 7 in VOP1/VOP2/VOPC, OPSEL in VOP3), matrix
+operand sizes, exports, interpolation and LDS-direct loads.
 Decode must print LLVM's text, encode must give LLVM's bytes."""
 
 from __future__ import annotations
@@ -29,6 +30,14 @@ CASES = [
     ("AMDGPU/gfx11_asm_vop3.s", 2295, "gfx1100", "true16"),              # VOP3: halves in OPSEL
     ("AMDGPU/gfx11_asm_vop3_from_vopc.s", 496, "gfx1100", "true16"),     # op_sel with a scalar result's entry
     ("AMDGPU/gfx11_asm_vop3_dpp16_from_vop1.s", 83, "gfx1100", "true16"),  # VOP3 DPP: op_sel the row lacks
+    ("AMDGPU/gfx12_asm_wmma_w32.s", 159, "gfx1200", "both"),            # WMMA f16 result: 4 VGPRs, neg_lo
+    ("AMDGPU/gfx12_asm_wmma_w32.s", 744, "gfx1200", "both"),            # SWMMAC: sparse A, index_key
+    ("AMDGPU/exp-pregfx11.s", 10, "gfx900", "both"),                     # EXP: target, done, vm
+    ("AMDGPU/exp-pregfx11.s", 27, "gfx900", "both"),                     # EXP: compr pairs
+    ("AMDGPU/exp.s", 31, "gfx1200", "both"),                             # EXPORT: off lanes from EN
+    ("Disassembler/AMDGPU/gfx11_dasm_vinterp.txt", 9, "gfx1100", "both"),  # VINTERP: neg, wait_exp:0
+    ("Disassembler/AMDGPU/gfx11_dasm_ldsdir.txt", 62, "gfx1100", "both"),  # LDSDIR: attr22.y, wait_vdst
+    ("Disassembler/AMDGPU/gfx12_dasm_vdsdir.txt", 8, "gfx1200", "both"),   # VDSDIR: wait_va_vdst, wait_vm_vsrc
 ]
 
 
