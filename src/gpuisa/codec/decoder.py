@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from gpuisa.codec import formats, image, waitcnt
 from gpuisa.codec import operands as ops
@@ -24,6 +25,7 @@ from gpuisa.codec.syntax import (
     SCOPES,
     SDWA,
     export_target,
+    hwreg_text,
     th_text,
 )
 from gpuisa.codec.tables import (
@@ -168,6 +170,8 @@ class _Decoder:
         # instructions, and a repeat costs one dict lookup and one bytes comparison
         self._memo: dict[bytes, list[tuple[bytes, str, str, str]]] = {}
         self._high_fixed: dict[str, list] = {}       # layout -> its fixed fields beyond the first dword
+        self._image_mods: dict[str, list[Operand]] = {}   # layout -> the image modifiers it has fields for
+        self._docs_dir: Path | None = None
         self._k_rows: dict[int, bool] = {}           # id(row) -> whether fmaak / madmk's K literal follows
 
     def find(self, data: bytes, pos: int) -> tuple[Layout, Form, int] | None:
@@ -351,6 +355,12 @@ class _Decoder:
             n, hi = n & 0x7F, n >> 7
         return f"v{n}.{'h' if hi else 'l'}"
 
+    def _docs(self) -> Path:
+        """LLVM's docs folder (waitcnt counters, buffer format names), looked up once per decoder."""
+        if self._docs_dir is None:
+            self._docs_dir = docs_dir()
+        return self._docs_dir
+
     def _render_export(self, lay: Layout, form: Form, data: bytes, pos: int) -> tuple[str, int]:
         """`exp mrt0, v4, v3, off, off done`: the target, four sources (off where EN's bit is clear;
         with COMPR source i reads VSRC[i/2]: exp-pregfx11.s `exp mrtz, off, off, v7, v7 compr`), then
@@ -461,16 +471,17 @@ class _Decoder:
         field = "FORMAT" if "FORMAT" in f else "DFMT" if "DFMT" in f else None
         if field is None:
             return None
-        names = formats.names_for(docs_dir(), self.gen)
+        names = formats.names_for(self._docs(), self.gen)
         nfmt = get_bits(word, f["NFMT"]) if self.gen < 10 and "NFMT" in f else 0
         return formats.print_format(names, self.gen, get_bits(word, f[field]), nfmt)
 
     def _image_modifiers(self, lay: Layout, form: Form, word: int, row: Row) -> list[str]:
         """An image's modifiers in llvm-mc's order, each one whose field the layout has."""
         out = []
-        for op in _IMAGE_MODIFIERS:
-            if image.field_of(op.name, lay.fields) is None:
-                continue
+        mods = self._image_mods.get(lay.name)
+        if mods is None:
+            mods = self._image_mods[lay.name] = [op for op in _IMAGE_MODIFIERS if image.field_of(op.name, lay.fields)]
+        for op in mods:
             m = self._modifier(op, lay, form, word, "", 0, row)
             if m:
                 out.append(m)
@@ -610,13 +621,15 @@ class _Decoder:
         return str(value)
 
     def _simm16(self, op: Operand, value: int) -> str:
+        if op.name == "hwreg":     # always hwreg(..): gfx11_dasm_sopk.txt `s_getreg_b32 s0, hwreg(17, 7, 25)`
+            return hwreg_text(value, self.t.target)
         if op.name == "label":
             return str(value - 0x10000 if value & 0x8000 else value)
         if op.name in ("simm16", "imm16"):   # llvm-mc prints 16-bit immediates in hex (gfx9_asm_sopk.s:5)
             return f"0x{value:x}"
         if op.name == "waitcnt" and op.page:
             try:
-                return waitcnt.to_text(waitcnt.fields_of(docs_dir(), op.page), value)
+                return waitcnt.to_text(waitcnt.fields_of(self._docs(), op.page), value)
             except (OSError, ValueError):
                 return str(value)
         return str(value)

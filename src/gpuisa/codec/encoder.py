@@ -35,6 +35,7 @@ from gpuisa.codec.syntax import (
     SCOPES,
     SDWA,
     export_code,
+    hwreg_value,
     th_code,
 )
 from gpuisa.codec.tables import (
@@ -543,6 +544,11 @@ class _Encoder:
             raise _Attempt(tok.col, f"operand {op.name} has no field in {lay.name}")
         if fname == "SIMM16":
             v = ops.parse_int(low)
+            if v is None and op.name == "hwreg":
+                try:
+                    v = hwreg_value(low, self.t.target)
+                except ValueError as exc:
+                    raise _Attempt(tok.col, str(exc)) from None
             if v is None and op.name == "waitcnt" and op.page:
                 try:
                     v = waitcnt.from_text(waitcnt.fields_of(docs_dir(), op.page), low)

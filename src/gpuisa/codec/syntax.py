@@ -158,6 +158,173 @@ ALWAYS_PRINTED = {"wait_exp": "WAITEXP", "wait_vdst": "WAIT_VA", "wait_va_vdst":
                   "wait_vm_vsrc": "WAIT_VMVSRC"}
 ATTR_CHANNELS = "xyzw"     # attrN.x .. attrN.w: the ATTR_CHAN field (AMDGPUOperandSyntax.rst "attr")
 
+# Hardware register names of hwreg(..) (s_getreg_b32 / s_setreg_b32: id in bits 5:0, offset 10:6,
+# size-1 15:11; docs/AMDGPU/gfx*_hwreg.rst), per register family: code -> (name after HW_REG_, the
+# LLVM MC test line under llvm/test/MC that prints it, or the docs page and manual line for a code no
+# test shows). A family extends the one it follows (HWREG_BASE); a code with no name prints as a number.
+HWREG_NAMES: dict[str, dict[int, tuple[str, str]]] = {
+    "gfx9": {
+        1: ("MODE", "AMDGPU/gfx7_asm_sopk.s:665"),
+        3: ("TRAPSTS", "AMDGPU/sopk.s:289"),
+        4: ("HW_ID", "AMDGPU/sopk.s:296"),
+        5: ("GPR_ALLOC", "AMDGPU/sopk.s:147"),
+        6: ("LDS_ALLOC", "AMDGPU/expressions.s:135"),
+        15: ("SH_MEM_BASES", "AMDGPU/sopk-err.s:142"),
+        16: ("TBA_LO", "AMDGPU/sopk-err.s:153"),
+        17: ("TBA_HI", "AMDGPU/gfx9_asm_sopk.s:536"),
+        18: ("TMA_LO", "AMDGPU/sopk-err.s:173"),
+        19: ("TMA_HI", "AMDGPU/sopk-err.s:183"),
+        2: ("STATUS", "docs/AMDGPU/gfx9_hwreg.rst (HW_REG_STATUS); amd-isa-manuals/vega/README.md:1068 (code 2)"),
+        7: ("IB_STS", "docs/AMDGPU/gfx9_hwreg.rst (HW_REG_IB_STS); amd-isa-manuals/vega/README.md:1073 (code 7)"),
+    },
+    "gfx940": {
+        19: ("TMA_HI", "AMDGPU/gfx942_asm_features.s:221"),
+        20: ("XCC_ID", "AMDGPU/gfx942_asm_features.s:202"),
+        21: ("SQ_PERF_SNAPSHOT_DATA", "AMDGPU/gfx942_asm_features.s:206"),
+        22: ("SQ_PERF_SNAPSHOT_DATA1", "AMDGPU/gfx942_asm_features.s:210"),
+        23: ("SQ_PERF_SNAPSHOT_PC_LO", "AMDGPU/gfx942_asm_features.s:214"),
+        24: ("SQ_PERF_SNAPSHOT_PC_HI", "AMDGPU/gfx942_asm_features.s:218"),
+    },
+    "gfx10": {
+        3: ("TRAPSTS", "AMDGPU/sopk.s:291"),
+        5: ("GPR_ALLOC", "AMDGPU/sopk.s:149"),
+        6: ("LDS_ALLOC", "AMDGPU/sopk.s:142"),
+        15: ("SH_MEM_BASES", "AMDGPU/sopk-err.s:138"),
+        16: ("TBA_LO", "AMDGPU/sopk-err.s:146"),
+        17: ("TBA_HI", "AMDGPU/gfx10_asm_sop.s:5006"),
+        18: ("TMA_LO", "AMDGPU/sopk-err.s:166"),
+        19: ("TMA_HI", "AMDGPU/sopk-err.s:176"),
+        20: ("FLAT_SCR_LO", "AMDGPU/sopk-err.s:186"),
+        21: ("FLAT_SCR_HI", "AMDGPU/sopk-err.s:196"),
+        22: ("XNACK_MASK", "AMDGPU/sopk-err.s:206"),
+        23: ("HW_ID1", "AMDGPU/sopk.s:258"),
+        24: ("HW_ID2", "AMDGPU/sopk.s:264"),
+        25: ("POPS_PACKER", "AMDGPU/sopk-err.s:214"),
+        1: ("MODE", "docs/AMDGPU/gfx10_hwreg.rst (HW_REG_MODE); amd-isa-manuals/rdna1/README.md:1251 (code 1)"),
+        2: ("STATUS", "docs/AMDGPU/gfx10_hwreg.rst (HW_REG_STATUS); amd-isa-manuals/rdna1/README.md:1252 (code 2)"),
+        7: ("IB_STS", "docs/AMDGPU/gfx10_hwreg.rst (HW_REG_IB_STS); amd-isa-manuals/rdna1/README.md:1259 (code 7)"),
+    },
+    "gfx1030": {
+        29: ("SHADER_CYCLES", "AMDGPU/gfx1030_new.s:132"),
+    },
+    "gfx11": {
+        1: ("MODE", "Disassembler/AMDGPU/gfx11_dasm_sopk.txt:483"),
+        2: ("STATUS", "Disassembler/AMDGPU/gfx11_dasm_sopk.txt:492"),
+        3: ("TRAPSTS", "AMDGPU/sopk.s:292"),
+        5: ("GPR_ALLOC", "AMDGPU/sopk.s:150"),
+        6: ("LDS_ALLOC", "AMDGPU/sopk.s:143"),
+        7: ("IB_STS", "Disassembler/AMDGPU/gfx11_dasm_sopk.txt:477"),
+        15: ("SH_MEM_BASES", "AMDGPU/sopk-err.s:143"),
+        18: ("PERF_SNAPSHOT_PC_LO", "AMDGPU/gfx11_asm_sopk.s:377"),
+        19: ("PERF_SNAPSHOT_PC_HI", "AMDGPU/gfx11_asm_sopk.s:374"),
+        20: ("FLAT_SCR_LO", "AMDGPU/sopk-err.s:193"),
+        21: ("FLAT_SCR_HI", "AMDGPU/sopk-err.s:203"),
+        23: ("HW_ID1", "AMDGPU/sopk.s:259"),
+        24: ("HW_ID2", "AMDGPU/sopk.s:265"),
+        27: ("PERF_SNAPSHOT_DATA", "AMDGPU/gfx11_asm_sopk.s:371"),
+    },
+    "gfx12": {
+        1: ("WAVE_MODE", "AMDGPU/gfx12_asm_sopk.s:197"),
+        2: ("WAVE_STATUS", "AMDGPU/gfx12_asm_sopk.s:200"),
+        4: ("WAVE_STATE_PRIV", "AMDGPU/gfx12_asm_sopk.s:203"),
+        5: ("WAVE_GPR_ALLOC", "AMDGPU/gfx12_asm_sopk.s:206"),
+        6: ("WAVE_LDS_ALLOC", "AMDGPU/gfx12_asm_sopk.s:209"),
+        7: ("IB_STS", "AMDGPU/gfx12_asm_sopk.s:212"),
+        10: ("PERF_SNAPSHOT_DATA", "AMDGPU/gfx12_asm_sopk.s:215"),
+        11: ("PERF_SNAPSHOT_PC_LO", "AMDGPU/gfx12_asm_sopk.s:218"),
+        12: ("PERF_SNAPSHOT_PC_HI", "AMDGPU/gfx12_asm_sopk.s:221"),
+        15: ("PERF_SNAPSHOT_DATA1", "AMDGPU/gfx12_asm_sopk.s:224"),
+        16: ("PERF_SNAPSHOT_DATA2", "AMDGPU/gfx12_asm_sopk.s:227"),
+        17: ("WAVE_EXCP_FLAG_PRIV", "AMDGPU/gfx12_asm_sopk.s:230"),
+        18: ("WAVE_EXCP_FLAG_USER", "AMDGPU/gfx12_asm_sopk.s:233"),
+        19: ("WAVE_TRAP_CTRL", "AMDGPU/gfx12_asm_sopk.s:236"),
+        20: ("WAVE_SCRATCH_BASE_LO", "AMDGPU/gfx12_asm_sopk.s:239"),
+        21: ("WAVE_SCRATCH_BASE_HI", "AMDGPU/gfx12_asm_sopk.s:242"),
+        23: ("WAVE_HW_ID1", "AMDGPU/gfx12_asm_sopk.s:245"),
+        24: ("WAVE_HW_ID2", "AMDGPU/gfx12_asm_sopk.s:248"),
+        26: ("WAVE_SCHED_MODE", "AMDGPU/gfx12_asm_sopk.s:263"),
+        29: ("SHADER_CYCLES_LO", "AMDGPU/gfx12_asm_sopk.s:257"),
+        30: ("SHADER_CYCLES_HI", "AMDGPU/gfx12_asm_sopk.s:260"),
+        31: ("WAVE_DVGPR_ALLOC_LO", "AMDGPU/gfx12_asm_sopk.s:251"),
+        32: ("WAVE_DVGPR_ALLOC_HI", "AMDGPU/gfx12_asm_sopk.s:254"),
+    },
+    "gfx1250": {
+        1: ("WAVE_MODE", "AMDGPU/gfx12_asm_sopk.s:197"),
+        2: ("WAVE_STATUS", "AMDGPU/gfx12_asm_sopk.s:200"),
+        4: ("WAVE_STATE_PRIV", "AMDGPU/gfx12_asm_sopk.s:203"),
+        5: ("WAVE_GPR_ALLOC", "AMDGPU/gfx12_asm_sopk.s:206"),
+        6: ("WAVE_LDS_ALLOC", "AMDGPU/gfx12_asm_sopk.s:209"),
+        7: ("IB_STS", "AMDGPU/gfx12_asm_sopk.s:212"),
+        10: ("PERF_SNAPSHOT_DATA", "AMDGPU/gfx12_asm_sopk.s:215"),
+        11: ("PERF_SNAPSHOT_PC_LO", "AMDGPU/gfx12_asm_sopk.s:218"),
+        12: ("PERF_SNAPSHOT_PC_HI", "AMDGPU/gfx12_asm_sopk.s:221"),
+        15: ("PERF_SNAPSHOT_DATA1", "AMDGPU/gfx12_asm_sopk.s:224"),
+        16: ("PERF_SNAPSHOT_DATA2", "AMDGPU/gfx12_asm_sopk.s:227"),
+        17: ("WAVE_EXCP_FLAG_PRIV", "AMDGPU/gfx12_asm_sopk.s:230"),
+        18: ("WAVE_EXCP_FLAG_USER", "AMDGPU/gfx12_asm_sopk.s:233"),
+        19: ("WAVE_TRAP_CTRL", "AMDGPU/gfx12_asm_sopk.s:236"),
+        20: ("WAVE_SCRATCH_BASE_LO", "AMDGPU/gfx12_asm_sopk.s:239"),
+        21: ("WAVE_SCRATCH_BASE_HI", "AMDGPU/gfx12_asm_sopk.s:242"),
+        23: ("WAVE_HW_ID1", "AMDGPU/gfx12_asm_sopk.s:245"),
+        24: ("WAVE_HW_ID2", "AMDGPU/gfx12_asm_sopk.s:248"),
+        26: ("WAVE_SCHED_MODE", "AMDGPU/gfx12_asm_sopk.s:263"),
+        28: ("IB_STS2", "AMDGPU/gfx1250_asm_operands.s:58"),
+        29: ("SHADER_CYCLES_LO", "AMDGPU/gfx12_asm_sopk.s:257"),
+        30: ("SHADER_CYCLES_HI", "AMDGPU/gfx12_asm_sopk.s:260"),
+        31: ("WAVE_DVGPR_ALLOC_LO", "AMDGPU/gfx12_asm_sopk.s:251"),
+        32: ("WAVE_DVGPR_ALLOC_HI", "AMDGPU/gfx12_asm_sopk.s:254"),
+        33: ("XNACK_STATE_PRIV", "AMDGPU/gfx1250_asm_operands.s:33"),
+        34: ("XNACK_MASK", "AMDGPU/gfx1250_asm_operands.s:40"),
+    },
+}
+HWREG_BASE = {"gfx940": "gfx9", "gfx1030": "gfx10", "gfx1250": "gfx12"}
+
+
+def hwreg_family(target: str) -> str:
+    """The HWREG_NAMES family of a gfx target."""
+    if target in ("gfx940", "gfx941", "gfx942", "gfx950"):
+        return "gfx940"
+    for prefix, fam in (("gfx103", "gfx1030"), ("gfx10", "gfx10"), ("gfx11", "gfx11"), ("gfx125", "gfx1250"),
+                        ("gfx12", "gfx12")):
+        if target.startswith(prefix):
+            return fam
+    return "gfx9"
+
+
+def hwreg_names(target: str) -> dict[int, str]:
+    """code -> HW_REG_ name for a target (its family over the family it extends)."""
+    fam = hwreg_family(target)
+    out = {code: "HW_REG_" + name for code, (name, _src) in HWREG_NAMES.get(HWREG_BASE.get(fam, ""), {}).items()}
+    out.update({code: "HW_REG_" + name for code, (name, _src) in HWREG_NAMES[fam].items()})
+    return out
+
+
+def hwreg_text(value: int, target: str) -> str:
+    """LLVM's hwreg(..) spelling of a 16-bit SIMM16: hwreg(NAME) for all 32 bits, else with offset and size."""
+    code, offset, size = value & 0x3F, (value >> 6) & 0x1F, ((value >> 11) & 0x1F) + 1
+    name = hwreg_names(target).get(code, str(code))
+    return f"hwreg({name})" if offset == 0 and size == 32 else f"hwreg({name}, {offset}, {size})"
+
+
+def hwreg_value(text: str, target: str) -> int | None:
+    """SIMM16 of hwreg(NAME|ID[, offset, size]), or None when `text` is not one."""
+    t = text.strip()
+    if not (t.lower().startswith("hwreg(") and t.endswith(")")):
+        return None
+    parts = [p.strip() for p in t[6:-1].split(",")]
+    if len(parts) not in (1, 3):
+        raise ValueError(f"{text}: hwreg takes a register, or a register, an offset and a size")
+    names = {name: code for code, name in hwreg_names(target).items()}
+    reg = parts[0]
+    code = names.get(reg.upper()) if not reg.isdigit() else int(reg)
+    if code is None or not 0 <= code <= 63:
+        raise ValueError(f"{text}: {reg} is not a hardware register on {target}")
+    offset, size = (0, 32) if len(parts) == 1 else (int(parts[1], 0), int(parts[2], 0))
+    if not (0 <= offset <= 31 and 1 <= size <= 32):
+        raise ValueError(f"{text}: offset is 0..31 and size 1..32")
+    return code | (offset << 6) | ((size - 1) << 11)
+
+
 # Output modifier (OMOD field) spellings, AMDGPUModifierSyntax.rst "omod".
 OMOD = {1: "mul:2", 2: "mul:4", 3: "div:2"}
 
