@@ -38,6 +38,9 @@ CASES = [
     ("Disassembler/AMDGPU/gfx11_dasm_vinterp.txt", 9, "gfx1100", "both"),  # VINTERP: neg, wait_exp:0
     ("Disassembler/AMDGPU/gfx11_dasm_ldsdir.txt", 62, "gfx1100", "both"),  # LDSDIR: attr22.y, wait_vdst
     ("Disassembler/AMDGPU/gfx12_dasm_vdsdir.txt", 8, "gfx1200", "both"),   # VDSDIR: wait_va_vdst, wait_vm_vsrc
+    ("Disassembler/AMDGPU/gfx11_dasm_sopk.txt", 372, "gfx1100", "both"),   # hwreg(NAME): all 32 bits
+    ("Disassembler/AMDGPU/gfx11_dasm_sopk.txt", 366, "gfx1100", "both"),   # hwreg(id, offset, size): no name
+    ("Disassembler/AMDGPU/gfx9_sopk.txt", 458, "gfx900", "both"),          # hwreg(NAME, offset, size)
 ]
 
 
