@@ -654,6 +654,8 @@ class _Decoder:
                 neg = (get_bits(word, f["NEG"]) >> idx) & 1
             if "ABS" in f:
                 abs_ = (get_bits(word, f["ABS"]) >> idx) & 1
+            elif "NEG_HI" in f and "_mix" in self._base:   # mix: NEG_HI holds abs (gfx12_dasm_vop3p.txt:396)
+                abs_ = (get_bits(word, f["NEG_HI"]) >> idx) & 1
         if abs_:
             text = f"|{text}|"
         if neg:
@@ -729,6 +731,8 @@ class _Decoder:
             if form.encoding == "SMEM":
                 return f"offset:0x{v:x}" if v or self.gen >= 12 else None
             return f"offset:{v}" if v else None
+        if name == "m_op_sel":    # mix instructions' op_sel (AMDGPUModifierSyntax.rst, m_op_sel)
+            name = "op_sel"
         if name == "op_sel" and "OPSEL" in f:
             v = bit("OPSEL")
             n = len([o for o in row.operands if o.role == "src"])

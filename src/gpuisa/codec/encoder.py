@@ -797,9 +797,10 @@ class _Encoder:
                 raise _Attempt(tok.col, "neg is not allowed in this encoding")
             st.word |= put_bits(f["NEG"], 1 << idx) if idx < 3 else 0
         if abs_:
-            if "ABS" not in f:
+            field = "ABS" if "ABS" in f else "NEG_HI" if "NEG_HI" in f and "_mix" in self._mnemonic else None
+            if field is None:     # mix: NEG_HI holds abs (gfx12_asm_vop3p.s `v_fma_mix_f32 v255, -|src_scc|, ..`)
                 raise _Attempt(tok.col, "abs is not allowed in this encoding")
-            st.word |= put_bits(f["ABS"], 1 << idx) if idx < 3 else 0
+            st.word |= put_bits(f[field], 1 << idx) if idx < 3 else 0
 
     def _modifier(self, m: _Token, allowed: set[str], lay: Layout, form: Form, st: _State, row: Row) -> None:
         f = lay.fields

@@ -268,7 +268,7 @@ def syntax_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]
                                    page.label if page else o.label,
                                    o.label if isinstance(fix, OperandEvidence) else "", o.type_override or ""))
             if ins.section.startswith(("VOP3", "VOPC", "VOP1", "VOP2")) and fam_key == "GFX12":
-                ops = _implied_modifiers(ops, ins.section)
+                ops = _implied_modifiers(ops, ins.section, ins.mnemonic)
             out[key] = Row(ins.mnemonic, ins.section, tuple(ops), ins.provenance.cite())
     return out
 
@@ -276,12 +276,17 @@ def syntax_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]
 _MODIFIER_SOURCE = "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX11.rst (VOP3 rows: clamp, omod, op_sel, :m sources)"
 
 
-def _implied_modifiers(ops: list[Operand], section: str) -> list[Operand]:
+def _implied_modifiers(ops: list[Operand], section: str, mnemonic: str = "") -> list[Operand]:
     """GFX12's page lists VOP3 rows without modifiers or :m tags; the e64 fields (CLAMP, OMOD, OPSEL,
     NEG, ABS) are spelled as the GFX11 page spells them (_MODIFIER_SOURCE). Only VOP3 sections."""
-    if not section.startswith("VOP3") or any(o.role == "modifier" for o in ops):
-        return ops
     packed = section.startswith("VOP3P")
+    # a VOP3P row listing clamp alone gets the rest too (gfx12_dasm_vop3p.txt:120, a gfx12 instruction
+    # GFX11's page lacks: `v_dot4_f32_bf8_bf8 v0, v1, v2, v3 neg_hi:[0,0,1]`); matrix rows have their own
+    if not section.startswith("VOP3") or any(o.role == "modifier" and not (packed and o.name == "clamp")
+                                             for o in ops) or mnemonic.startswith(("v_wmma", "v_swmmac")) or "_mix" in mnemonic:
+        return ops
+    if packed and any(o.name == "clamp" for o in ops):
+        ops = [o for o in ops if o.name != "clamp"]
     out = [Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, not packed and (o.role == "src" or o.modifiers),
                    o.optional, o.page) for o in ops]
     # llvm-mc prints op_sel before clamp (gfx12_dasm_vop3.txt:241: v_add_nc_i16 ... op_sel:[0,0,1] clamp)
@@ -635,10 +640,7 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
         form = Form(name, base, encoding, layout_name, opcode)
         form.rows = _variants(base, encoding, rows, name in promoted_names and encoding in VOP3_ENCODINGS, w64,
                               name in vop3_names, gen >= 12)
-        if encoding == "VINTERP" and gen >= 12 and base in half_rows:
-            # GFX12's VINTERP rows list neither :m sources nor op_sel; LLVM's gfx12 checks print both
-            # (vinterp.txt:29 `v_interp_p10_f32 v0, -v1, v2, v3 wait_exp:0`, :108 `op_sel:[1,0,0,0]`), as
-            # GFX11's rows do
+        if gen >= 12 and _takes_gfx11_row(encoding, base, form.rows.get(""), half_rows.get(base)):
             form.rows = {"": half_rows[base]}
         if sizes := matrix_dwords(base, gen, w64):
             kind = "swmmac" if base.startswith("v_swmmac") else "wmma"
@@ -676,6 +678,22 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
             for form in lay.forms.values():
                 form.halves = {v: h for v in form.rows if (h := _halves_of(half_rows, gen, form, v))}
     return TargetTables(target, arch, gen, layouts, by_mask, by_mnemonic, families, w64, by_pair, pair_layout)
+
+
+def _takes_gfx11_row(encoding: str, base: str, row: Row | None, gfx11: Row | None) -> bool:
+    """Whether a gfx12 VINTERP / VOP3P form is printed and parsed from GFX11's row: GFX12's rows list
+    neither :m sources nor the modifiers these take, which LLVM's gfx12 checks print as GFX11's rows
+    list them (vinterp.txt:29 `v_interp_p10_f32 v0, -v1, v2, v3 wait_exp:0`, :108 `op_sel:[1,0,0,0]`;
+    gfx12_dasm_vop3p.txt:78 `v_dot2_f32_f16 v5, src_scc, vcc_lo, -1 neg_lo:[1,0,0] neg_hi:[1,0,0]`,
+    where AMDGPUAsmGFX12.rst lists v_dot2_f32_f16 with clamp only). Matrix instructions keep their own
+    rows (tables.MATRIX_MODIFIERS): gfx12 takes no op_sel on them."""
+    if gfx11 is None or row is None or encoding not in ("VINTERP", "VOP3P") or base.startswith(("v_wmma", "v_swmmac")):
+        return False
+    ops12 = [o for o in row.operands if o.role != "modifier"]
+    ops11 = [o for o in gfx11.operands if o.role != "modifier"]
+    mods12 = {o.name for o in row.operands if o.role == "modifier"}
+    mods11 = {o.name for o in gfx11.operands if o.role == "modifier"}
+    return len(ops12) == len(ops11) and (mods11 > mods12 or encoding == "VINTERP")
 
 
 def _add_vopd_half(layouts: dict[str, Layout], lay: Layout, form: Form, half: str, rows: dict[str, Row],
