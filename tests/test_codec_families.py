@@ -41,6 +41,8 @@ CASES = [
     ("Disassembler/AMDGPU/gfx11_dasm_sopk.txt", 372, "gfx1100", "both"),   # hwreg(NAME): all 32 bits
     ("Disassembler/AMDGPU/gfx11_dasm_sopk.txt", 366, "gfx1100", "both"),   # hwreg(id, offset, size): no name
     ("Disassembler/AMDGPU/gfx9_sopk.txt", 458, "gfx900", "both"),          # hwreg(NAME, offset, size)
+    ("Disassembler/AMDGPU/gfx11_dasm_smem.txt", 24, "gfx1100", "both"),    # SMEM GLC [14], DLC [13] (smem-glc-14)
+    ("AMDGPU/gfx11_asm_vop3_dpp8.s", 1786, "gfx1100", "both"),            # VOP3 DPP8 row GFX11's page lacks
 ]
 
 

@@ -508,7 +508,8 @@ def dpp_row(row: Row, dpp8: bool, vop3: bool) -> Row | None:
 def _variants(base: str, encoding: str, rows: dict[str, Row], promoted: bool, wave64: bool,
               has_vop3: bool = False, derive_dpp: bool = False) -> dict[str, Row]:
     """Syntax rows of one form: the plain row plus the DPP / SDWA rows of its encoding (`derive_dpp`:
-    gfx11+, where every 32-bit VOP1/VOP2/VOPC/VOP3 instruction has DPP16 and DPP8 forms)."""
+    gfx11+, where every 32-bit VOP1/VOP2/VOPC/VOP3 instruction has DPP16 and DPP8 forms; GFX11's page
+    lacks some: gfx11_asm_vop3_dpp8.s `v_cvt_pk_norm_i16_f32_e64_dpp v5, v1, v2 dpp8:[7,6,5,4,3,2,1,0]`)."""
     out = _listed_variants(base, encoding, rows, promoted, wave64, has_vop3)
     if derive_dpp and (encoding in E32_ENCODINGS or encoding in VOP3_ENCODINGS):
         vop3 = encoding in VOP3_ENCODINGS
@@ -639,7 +640,7 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
             op_field = "OPY"
         form = Form(name, base, encoding, layout_name, opcode)
         form.rows = _variants(base, encoding, rows, name in promoted_names and encoding in VOP3_ENCODINGS, w64,
-                              name in vop3_names, gen >= 12)
+                              name in vop3_names, gen >= 11)
         if gen >= 12 and _takes_gfx11_row(encoding, base, form.rows.get(""), half_rows.get(base)):
             form.rows = {"": half_rows[base]}
         if sizes := matrix_dwords(base, gen, w64):

@@ -312,6 +312,13 @@ LAYOUT_FIXES: tuple[LayoutFix, ...] = (
          Seen("rdna3", 4827, "SDST [22:16], no SIMM16 row")),
         fields=(FieldAt("SIMM16", ((15, 0),)),)),
     LayoutFix(
+        "smem-glc-14", ("rdna3", "rdna3.5"), ("SMEM",),
+        "the SMEM field table prints DLC at [14] and GLC at [16]; LLVM's encodings carry GLC at [14] and DLC at "
+        "[13] (gfx11_dasm_smem.txt `s_buffer_load_b128 s[20:23], s[4:7], 0x1234 glc dlc` = 0xf4286502), as the "
+        "rdna3.5 manual's other cache-policy tables print them",
+        (Seen("rdna3", 4977, "GLC [16]"), Seen("rdna3.5", 5032, "GLC [16]")),
+        fields=(FieldAt("GLC", ((14, 14),), asm="glc"), FieldAt("DLC", ((13, 13),), asm="dlc"))),
+    LayoutFix(
         "mtbuf-offset", ("vega",), ("MTBUF",),
         "the MTBUF field table has no OFFSET row; LLVM's encodings carry the 12-bit unsigned offset at [11:0], "
         "as the vega7 and CDNA manuals print",
