@@ -789,7 +789,7 @@ class _Decoder:
             return None
         ctrl = (ext >> 8) & 0x1FF
         if name in ("dpp16_ctrl", "dpp_ctrl"):
-            return _dpp_ctrl(ctrl, self.gen)
+            return _dpp_ctrl(ctrl, self.gen, self.t.target in NEWBCAST_TARGETS)
         if name == "row_mask":
             return f"row_mask:0x{(ext >> 28) & 0xF:x}"
         if name == "bank_mask":
@@ -818,8 +818,15 @@ class _Decoder:
         return None
 
 
-def _dpp_ctrl(ctrl: int, gen: int) -> str:
+# gfx90a and gfx940+ read DPP controls 0x150-0x15F as row_newbcast:0..15 (gfx90a-dpp64.txt:5
+# `v_ceil_f64_dpp v[0:1], v[2:3] row_newbcast:1`; gfx942_features.txt:297).
+NEWBCAST_TARGETS = frozenset({"gfx90a", "gfx940", "gfx941", "gfx942", "gfx950"})
+
+
+def _dpp_ctrl(ctrl: int, gen: int, newbcast: bool = False) -> str:
     """DPP16 control spelling (AMDGPUModifierSyntax.rst, dpp_ctrl / dpp16_ctrl)."""
+    if newbcast and 0x150 <= ctrl <= 0x15F:
+        return f"row_newbcast:{ctrl - 0x150}"
     if ctrl <= 0xFF:
         return "quad_perm:[" + ",".join(str((ctrl >> (2 * i)) & 3) for i in range(4)) + "]"
     for lo, spelling in ((0x100, "row_shl"), (0x110, "row_shr"), (0x120, "row_ror")):

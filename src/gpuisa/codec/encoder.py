@@ -19,6 +19,7 @@ from gpuisa.codec.decoder import (
     EXPORT_MODIFIERS,
     GLOBAL_ENCODINGS,
     K_OPERANDS,
+    NEWBCAST_TARGETS,
     SVE_BIT13_TARGETS,
     _is_float,
 )
@@ -164,7 +165,7 @@ class _Encoder:
         mod_names = {m.text.split(":")[0] for m in mods}
         dpp8 = "dpp8" in mod_names
         dpp16 = bool(mod_names & {"quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror",
-                                  "row_share", "row_xmask", "row_bcast", "wave_shl", "wave_shr", "wave_rol",
+                                  "row_share", "row_xmask", "row_bcast", "row_newbcast", "wave_shl", "wave_shr", "wave_rol",
                                   "wave_ror", "row_mask", "bank_mask", "bound_ctrl"})
         sdwa = bool(mod_names & {"dst_sel", "dst_unused", "src0_sel", "src1_sel"})
         out: list[tuple[Form, str]] = []
@@ -999,6 +1000,11 @@ class _Encoder:
             if not 1 <= v <= 15:
                 raise _Attempt(m.col, f"{name} takes 1..15")
             ctrl = {"row_shl": 0x100, "row_shr": 0x110, "row_ror": 0x120}[name] + v
+        elif name == "row_newbcast" and self.t.target in NEWBCAST_TARGETS:
+            v = num(value)
+            if not 0 <= v <= 15:
+                raise _Attempt(m.col, "row_newbcast takes 0..15")
+            ctrl = 0x150 + v
         elif name in ("row_share", "row_xmask") and self.gen >= 10:
             v = num(value)
             if not 0 <= v <= 15:
