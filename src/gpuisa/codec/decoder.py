@@ -41,6 +41,7 @@ from gpuisa.codec.tables import (
     docs_dir,
     field_for,
     get_bits,
+    is_vopd3,
     mai_acc,
     op_sel_has_dst,
     scale_of,
@@ -387,7 +388,7 @@ class _Decoder:
         word = int.from_bytes(data[pos:pos + size], "little")
         f = lay.fields
         halves = (("X", lay.pairs["X"][get_bits(word, f["OPX"])]), ("Y", lay.pairs["Y"][get_bits(word, f["OPY"])]))
-        wide = word | (vopd_y_vdst(word, f) << 64)
+        wide = word if is_vopd3(lay) else word | (vopd_y_vdst(word, f) << 64)
         literal = None
         if any(get_bits(word, f[n]) == LITERAL for n in ("SRCX0", "SRCY0")) or any(
                 o.name in K_OPERANDS for _h, form in halves for o in form.rows[""].operands):
@@ -404,6 +405,9 @@ class _Decoder:
                 if op.role == "modifier" or op.name == "vcc" or (op.optional and set(op.accepts) <= {"vcc", "vcc_lo"}):
                     continue   # v_dual_cndmask_b32 reads VCC without naming it (gfx11_asm_vopd.s)
                 text = self._operand(op, hl, wide, literal, is_float, "", 0)
+                if op.role == "src" and op.modifiers and "NEG" in hl.fields:   # VOPD3 NEGX / NEGY
+                    text = self._neg_abs(text, hl, wide, sum(o.role == "src" for o in form.rows[""].operands
+                                                             [:form.rows[""].operands.index(op)]), "", 0)
                 if text is not None:
                     shown.append(text)
             texts.append(form.base + (" " + ", ".join(shown) if shown else ""))

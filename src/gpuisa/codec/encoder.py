@@ -51,6 +51,7 @@ from gpuisa.codec.tables import (
     docs_dir,
     field_for,
     get_bits,
+    is_vopd3,
     op_sel_has_dst,
     put_bits,
     scale_of,
@@ -243,10 +244,23 @@ class _Encoder:
 
     def _encode_pair(self, body: str, lead: int, line_no: int) -> Encoded:
         """`X :: Y`: a VOPD word from its two halves, each encoded on its half layout
-        (tables.VOPD_HALF_FIELDS); the halves share one literal dword."""
-        if not self.t.pair_layout:
+        (tables.VOPD_HALF_FIELDS); the halves share one literal dword. VOPD is tried before VOPD3,
+        which takes what VOPD cannot (a third source, neg, more operations), as llvm-mc chooses."""
+        if not self.t.pair_layouts:
             raise AsmError(line_no, lead + 1, f"{self.t.target} has no VOPD (dual-issue) encoding")
-        lay = self.t.layouts[self.t.pair_layout]
+        first: AsmError | None = None
+        for name in self.t.pair_layouts:
+            try:
+                return self._encode_pair_on(name, body, lead, line_no)
+            except AsmError as exc:
+                first = first or exc
+        assert first is not None
+        raise first
+
+    def _encode_pair_on(self, name: str, body: str, lead: int, line_no: int) -> Encoded:
+        lay = self.t.layouts[name]
+        three = is_vopd3(lay)
+        pairs = self.t.pairs[name]
         left, right = body.split("::", 1)
         word, literal, names = 0, None, []
         vdst = {}
@@ -255,11 +269,11 @@ class _Encoder:
             col += len(text) - len(text.lstrip())
             parts = stripped.split(None, 1)
             mnemonic = parts[0].lower() if parts else ""
-            form = self.t.pairs[half].get(mnemonic)
+            form = pairs[half].get(mnemonic)
             if form is None:
                 other = "X" if half == "Y" else "Y"
-                why = f" (it is a VOPD {other} operation only)" if mnemonic in self.t.pairs[other] else ""
-                raise AsmError(line_no, col, f"{mnemonic!r} is not a VOPD {half} operation on {self.t.target}{why}")
+                why = f" (it is a VOPD {other} operation only)" if mnemonic in pairs[other] else ""
+                raise AsmError(line_no, col, f"{mnemonic!r} is not a {name} {half} operation on {self.t.target}{why}")
             rest = parts[1] if len(parts) > 1 else ""
             operands, mods = _split(rest, col + len(stripped) - len(rest)) if rest else ([], [])
             try:
@@ -275,12 +289,13 @@ class _Encoder:
             vdst[half] = get_bits(st.word, half_lay.fields["VDST"])
             word |= st.word & ((1 << lay.width) - 1)
             names.append(form.name)
-        if (vdst["X"] & 1) == (vdst["Y"] & 1):
-            raise AsmError(line_no, lead + 1, "one VOPD destination VGPR must be even and the other odd "
-                                              "(VDSTY's LSB is the opposite of VDSTX[0])")
-        word |= put_bits(lay.fields["VDSTY"], vdst["Y"] >> 1)
+        if not three:
+            if (vdst["X"] & 1) == (vdst["Y"] & 1):
+                raise AsmError(line_no, lead + 1, "one VOPD destination VGPR must be even and the other odd "
+                                                  "(VDSTY's LSB is the opposite of VDSTX[0])")
+            word |= put_bits(lay.fields["VDSTY"], vdst["Y"] >> 1)
         data = word.to_bytes(lay.width // 8, "little") + (literal.to_bytes(4, "little") if literal is not None else b"")
-        return Encoded(line_no, body, data, names[0], "VOPD")
+        return Encoded(line_no, body, data, names[0], name)
 
     def _unknown(self, mnemonic: str) -> str:
         import difflib

@@ -95,8 +95,8 @@ class TargetTables:
     by_mnemonic: dict[str, list[tuple[Form, str]]]          # printed mnemonic -> (form, variant)
     families: tuple[str, ...]                                 # syntax families used
     wave64: bool
-    pairs: dict[str, dict[str, Form]] = field(default_factory=dict)   # VOPD half -> LLVM mnemonic -> form
-    pair_layout: str = ""                                     # the VOPD layout those forms belong to
+    pairs: dict[str, dict[str, dict[str, Form]]] = field(default_factory=dict)  # layout -> half -> mnemonic -> form
+    pair_layouts: tuple[str, ...] = ()                        # the dual-issue layouts, VOPD before VOPD3
 
 
 # Which encoding field holds an operand of a syntax row, by the operand's name (first field the
@@ -106,7 +106,7 @@ OPERAND_FIELDS: dict[str, tuple[str, ...]] = {
     "src0": ("SRC0", "SSRC0"), "src": ("SRC0", "SSRC0"), "vsrc": ("SRC0", "VSRC"), "vsrc0": ("SRC0",),
     "ssrc0": ("SSRC0", "SRC0"), "ssrc": ("SSRC0", "SRC0", "SDST"),
     "src1": ("SRC1", "SSRC1", "VSRC1"), "vsrc1": ("VSRC1", "SRC1"), "ssrc1": ("SSRC1", "SRC1"),
-    "src2": ("SRC2",), "ssrc2": ("SRC2",), "vsrc2": ("SRC2", "VSRC1"),
+    "src2": ("SRC2", "VSRC2"), "ssrc2": ("SRC2",), "vsrc2": ("SRC2", "VSRC2", "VSRC1"),
     "vaddr": ("ADDR", "VADDR"), "addr": ("ADDR", "VADDR"),
     "vdata": ("DATA", "DATA0", "VDATA", "VSRC", "SRC0"), "vdata0": ("DATA0",), "vdata1": ("DATA1",),
     "data0": ("DATA0",), "data1": ("DATA1",), "data": ("DATA",),
@@ -115,7 +115,8 @@ OPERAND_FIELDS: dict[str, tuple[str, ...]] = {
     "ssamp": ("SSAMP", "SAMP"), "simm16": ("SIMM16",), "simm32": (), "imm16": ("SIMM16",),
     # the VOPD rows of GFX12's page name the halves' operands (AMDGPUAsmGFX12.rst VOPDX / VOPDY)
     "vdstx": ("VDST",), "vdsty": ("VDST",), "srcx0": ("SRC0",), "srcy0": ("SRC0",), "vsrcx1": ("VSRC1",),
-    "vsrcy1": ("VSRC1",), "vsrcx2": ("VSRC1",), "vsrcy2": ("VSRC1",),
+    "vsrcy1": ("VSRC1",), "vsrcx2": ("VSRC2", "VSRC1"), "vsrcy2": ("VSRC2", "VSRC1"), "srcx2": ("VSRC2",),
+    "srcy2": ("VSRC2",),
     # VINTERP rows (AMDGPUAsmGFX11.rst v_interp_p10_f32 vdst, vparam, vij, vparam0)
     "vparam": ("SRC0",), "vij": ("SRC1",), "vparam0": ("SRC2",),
     "label": ("SIMM16",), "hwreg": ("SIMM16",), "msg": ("SIMM16",), "waitcnt": ("SIMM16",), "delay": ("SIMM16",),
@@ -143,6 +144,18 @@ VOPD_HALF_FIELDS: dict[str, dict[str, str]] = {
 }
 VOPD_Y_VDST = ((71, 64),)
 VOPD_OP_FIELDS = {"X": "OPX", "Y": "OPY"}
+# VOPD3 (cdna5 manual, 96 bits): each half has a third VGPR source and NEG bits, and VDSTY is a whole
+# VGPR number (gfx1250_asm_vopd3.s `v_dual_add_f32 v255, v4, v2 :: v_dual_add_f32 v7, v1, v3`).
+VOPD3_HALF_FIELDS: dict[str, dict[str, str]] = {
+    "X": {"VSRC2": "VSRCX2", "NEG": "NEGX"},
+    "Y": {"VSRC2": "VSRCY2", "NEG": "NEGY", "VDST": "VDSTY"},
+}
+
+
+def is_vopd3(lay: Layout) -> bool:
+    """A dual-issue layout whose VDSTY holds the whole Y destination (VOPD3) rather than all but its LSB."""
+    bits = lay.fields.get("VDSTY", ((0, 0),))
+    return bits[0][0] - bits[0][1] + 1 >= 8
 
 
 def vopd_y_vdst(word: int, fields: dict[str, tuple[tuple[int, int], ...]]) -> int:
@@ -157,12 +170,15 @@ def _vopd_halves(lay: Layout) -> dict[str, Layout]:
     if not needed <= set(f):
         return {}
     out = {}
+    three = is_vopd3(lay)
     for half, names in VOPD_HALF_FIELDS.items():
         fields = {ours: f[theirs] for ours, theirs in names.items()}
         if half == "Y":
             fields["VDST"] = VOPD_Y_VDST
+        if three:
+            fields.update({ours: f[theirs] for ours, theirs in VOPD3_HALF_FIELDS[half].items() if theirs in f})
         fixed = dict(lay.fixed) if half == "X" else {}
-        width = VOPD_Y_VDST[0][0] + 1     # the half's word holds the Y destination beyond the 64 bits
+        width = max(VOPD_Y_VDST[0][0] + 1, lay.width)   # VOPD's Y destination sits beyond its 64 bits
         out[half] = Layout(f"{lay.name} {half}", f"{lay.encoding} {half}", width, fields, fixed, 0, 0,
                            f[VOPD_OP_FIELDS[half]])
     for name in lay.fixed:
@@ -671,14 +687,15 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
     by_mask = sorted(groups.items(), key=lambda kv: -bin(kv[0]).count("1"))
     for alias, forms in aliases.items():
         by_mnemonic.setdefault(alias, forms)
-    pair_layout = next((lay.name for lay in layouts.values() if lay.pairs.get("X") and lay.pairs.get("Y")), "")
-    by_pair = {half: {form.base: form for form in layouts[pair_layout].pairs[half].values()}
-               for half in ("X", "Y")} if pair_layout else {}
+    pair_layouts = tuple(sorted((lay.name for lay in layouts.values() if lay.pairs.get("X") and lay.pairs.get("Y")),
+                                key=lambda n: is_vopd3(layouts[n])))
+    by_pair = {name: {half: {form.base: form for form in layouts[name].pairs[half].values()} for half in ("X", "Y")}
+               for name in pair_layouts}
     if gen >= 11:
         for lay in layouts.values():
             for form in lay.forms.values():
                 form.halves = {v: h for v in form.rows if (h := _halves_of(half_rows, gen, form, v))}
-    return TargetTables(target, arch, gen, layouts, by_mask, by_mnemonic, families, w64, by_pair, pair_layout)
+    return TargetTables(target, arch, gen, layouts, by_mask, by_mnemonic, families, w64, by_pair, pair_layouts)
 
 
 def _takes_gfx11_row(encoding: str, base: str, row: Row | None, gfx11: Row | None) -> bool:
