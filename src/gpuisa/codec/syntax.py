@@ -278,6 +278,9 @@ HWREG_NAMES: dict[str, dict[int, tuple[str, str]]] = {
     },
 }
 HWREG_BASE = {"gfx940": "gfx9", "gfx1030": "gfx10", "gfx1250": "gfx12"}
+# codes a family does not take from its base: gfx1030 has no XNACK_MASK (gfx1030_hwreg.rst lists none;
+# gfx1030_new.s:135 `s_getreg_b32 s2, hwreg(22)`)
+HWREG_DROPPED = {"gfx1030": frozenset({22})}
 
 
 def hwreg_family(target: str) -> str:
@@ -294,7 +297,8 @@ def hwreg_family(target: str) -> str:
 def hwreg_names(target: str) -> dict[int, str]:
     """code -> HW_REG_ name for a target (its family over the family it extends)."""
     fam = hwreg_family(target)
-    out = {code: "HW_REG_" + name for code, (name, _src) in HWREG_NAMES.get(HWREG_BASE.get(fam, ""), {}).items()}
+    out = {code: "HW_REG_" + name for code, (name, _src) in HWREG_NAMES.get(HWREG_BASE.get(fam, ""), {}).items()
+           if code not in HWREG_DROPPED.get(fam, ())}
     out.update({code: "HW_REG_" + name for code, (name, _src) in HWREG_NAMES[fam].items()})
     return out
 
