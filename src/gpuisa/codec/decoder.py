@@ -201,16 +201,19 @@ class _Decoder:
                 return lay, form, word
         return None
 
-    def decode(self, data: bytes, pos: int) -> Decoded:
+    def decode(self, data: bytes, pos: int, base: int = 0, symbol: str = "") -> Decoded:
+        """The instruction at `pos`, reported at offset `base + pos` in `symbol` (a kernel of a code object)."""
         first = data[pos:pos + 4]
         seen = self._memo.get(first)
         if seen is not None:
             for raw, text, name, encoding in seen:
                 if data.startswith(raw, pos):
-                    return Decoded(pos, raw, text, name, encoding)
+                    return Decoded(pos + base, raw, text, name, encoding, True, "", symbol)
         d = self._decode(data, pos)
         if d.valid and len(self._memo) < MEMO_LIMIT:
             self._memo.setdefault(first, []).append((d.data, d.text, d.name, d.encoding))
+        if base or symbol:
+            d = Decoded(d.offset + base, d.data, d.text, d.name, d.encoding, d.valid, d.reason, symbol)
         return d
 
     def _decode(self, data: bytes, pos: int) -> Decoded:
@@ -852,17 +855,13 @@ def _dpp_ctrl(ctrl: int, gen: int, newbcast: bool = False) -> str:
 def decode_bytes(data: bytes, target: str, catalog=None, base: int = 0, symbol: str = "",
                  true16: bool = False) -> list[Decoded]:
     """Every instruction in `data` (raw little-endian words) for one gfx target; offsets start at `base`."""
-    from dataclasses import replace
-
     from gpuisa.codec.tables import tables_for
 
     dec = _Decoder(tables_for(target, catalog), true16=true16)
     out: list[Decoded] = []
     pos = 0
     while pos < len(data):
-        d = dec.decode(data, pos)
-        if base or symbol:
-            d = replace(d, offset=d.offset + base, symbol=symbol)
+        d = dec.decode(data, pos, base, symbol)
         out.append(d)
         pos += max(len(d.data), 1)
     return out
