@@ -295,14 +295,9 @@ _MODIFIER_SOURCE = "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX11.rst (VOP
 def _implied_modifiers(ops: list[Operand], section: str, mnemonic: str = "") -> list[Operand]:
     """GFX12's page lists VOP3 rows without modifiers or :m tags; the e64 fields (CLAMP, OMOD, OPSEL,
     NEG, ABS) are spelled as the GFX11 page spells them (_MODIFIER_SOURCE). Only VOP3 sections."""
-    packed = section.startswith("VOP3P")
-    # a VOP3P row listing clamp alone gets the rest too (gfx12_dasm_vop3p.txt:120, a gfx12 instruction
-    # GFX11's page lacks: `v_dot4_f32_bf8_bf8 v0, v1, v2, v3 neg_hi:[0,0,1]`); matrix rows have their own
-    if not section.startswith("VOP3") or any(o.role == "modifier" and not (packed and o.name == "clamp")
-                                             for o in ops) or mnemonic.startswith(("v_wmma", "v_swmmac")) or "_mix" in mnemonic:
+    if not section.startswith("VOP3") or any(o.role == "modifier" for o in ops):
         return ops
-    if packed and any(o.name == "clamp" for o in ops):
-        ops = [o for o in ops if o.name != "clamp"]
+    packed = section.startswith("VOP3P")
     out = [Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, not packed and (o.role == "src" or o.modifiers),
                    o.optional, o.page) for o in ops]
     # llvm-mc prints op_sel before clamp (gfx12_dasm_vop3.txt:241: v_add_nc_i16 ... op_sel:[0,0,1] clamp)
@@ -659,6 +654,10 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
                               name in vop3_names, gen >= 11)
         if gen >= 12 and _takes_gfx11_row(encoding, base, form.rows.get(""), half_rows.get(base)):
             form.rows = {"": half_rows[base]}
+        elif gen >= 12:   # modifiers GFX12's rows omit and LLVM's tests write (operand_check.MODIFIER_EVIDENCE)
+            from gpuisa.codec.operand_check import with_modifier_evidence
+
+            form.rows = {v: with_modifier_evidence(r) for v, r in form.rows.items()}
         if sizes := matrix_dwords(base, gen, w64):
             kind = "swmmac" if base.startswith("v_swmmac") else "wmma"
             form.rows = {v: _matrix_row(r, sizes, kind) for v, r in form.rows.items()}
