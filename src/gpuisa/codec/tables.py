@@ -464,6 +464,8 @@ def _matrix_row(row: Row, sizes: dict[str, int], kind: str) -> Row:
     ops = [Operand(o.name, o.role, o.accepts, sizes[o.name], o.size_text, o.modifiers, o.optional, o.page,
                    o.evidence, o.type_tag) if o.name in sizes and o.dwords != sizes[o.name] else o
            for o in row.operands]
+    if kind == "swmmac":    # index_key is what OPSEL holds there (no op_sel: gfx12_asm_wmma_w32.s:744)
+        ops = [o for o in ops if o.name != "op_sel"]
     have = {o.name for o in ops}
     extra = [Operand(m, "modifier", (), 1, "", False, True) for m in MATRIX_MODIFIERS[kind] if m not in have]
     if extra:
