@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from gpuisa import paths
-from gpuisa.catalog.query import Catalog
 from gpuisa.commands.checks import output_file
 from gpuisa.commands.render import build_with_progress, print_archs, print_diff, print_instruction
+
+if TYPE_CHECKING:
+    from gpuisa.catalog.query import Catalog
 
 SourcesOpt = Annotated[Path | None, typer.Option(
     "--sources", help="Vendor sources folder (default: $GPUISA_SOURCES or ../shared/sources).")]
@@ -21,6 +23,8 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the documented JSON
 
 
 def open_catalog(path: Path | None) -> Catalog:
+    from gpuisa.catalog.query import Catalog  # loads the documents (pydantic): only commands that read a catalog pay
+
     return Catalog(path or paths.default_catalog())
 
 

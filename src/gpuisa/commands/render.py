@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from gpuisa.catalog.documents import (
-    ArchDiff,
-    EncodingDoc,
-    Equivalent,
-    InstructionDiff,
-    InstructionDocument,
-    PtxDocument,
-)
+if TYPE_CHECKING:   # the documents module loads pydantic (about 1 s): imported where a command prints one
+    from gpuisa.catalog.documents import ArchDiff, EncodingDoc, Equivalent, InstructionDiff, InstructionDocument, PtxDocument
 
 console = Console(highlight=False)
 
@@ -108,6 +103,8 @@ def bit_diagram(enc: EncodingDoc) -> Table:
 
 
 def print_instruction(doc: InstructionDocument) -> None:
+    from gpuisa.catalog.documents import PtxDocument
+
     if isinstance(doc, PtxDocument):
         print_ptx(doc)
         return
@@ -244,6 +241,8 @@ def equivalents_table(equivalents: list[Equivalent], page_arch: str | None) -> T
 
 
 def print_diff(result: InstructionDiff | ArchDiff) -> None:
+    from gpuisa.catalog.documents import InstructionDiff
+
     if isinstance(result, InstructionDiff):
         console.print(f"{result.name}: {result.from_} -> {result.to}: {result.status}")
         for arch, encs in ((result.from_, result.from_encodings), (result.to, result.to_encodings)):
