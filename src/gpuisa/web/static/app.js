@@ -83,6 +83,8 @@
     if (!list) return;
     list.hidden = true;
     list.textContent = "";
+    list.removeAttribute("data-query");
+    list.removeAttribute("aria-busy");
     active = -1;
     input.setAttribute("aria-expanded", "false");
     input.removeAttribute("aria-activedescendant");
@@ -100,6 +102,8 @@
   function show(results, text) {
     list.textContent = "";
     active = -1;
+    list.setAttribute("data-query", text);  // what the shown suggestions answer (tests and scripts wait on it)
+    list.removeAttribute("aria-busy");
     if (!results.length) {
       var none = document.createElement("li");
       none.className = "empty";
@@ -134,6 +138,16 @@
       var text = input.value;
       clearTimeout(timer);
       if (!text.trim()) { close(); return; }
+      // The shown suggestions answer an older text until the new answer comes: mark them stale, and let
+      // Enter submit the typed text instead of following a suggestion chosen for the old one.
+      if (list.getAttribute("data-query") !== text) {
+        list.setAttribute("aria-busy", "true");
+        if (active >= 0) {
+          items()[active].setAttribute("aria-selected", "false");
+          active = -1;
+          input.removeAttribute("aria-activedescendant");
+        }
+      }
       timer = setTimeout(function () {
         var mine = ++seq;
         search(text, 10).then(function (results) {
