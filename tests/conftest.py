@@ -91,23 +91,62 @@ def _session_dir() -> Path:
     return Path(folder)
 
 
-def _start_session_build() -> None:
-    """Start the unverified full build once per session (whichever process gets the lock first)."""
-    import fcntl
-    import subprocess
+# The session catalog is built the way a user on a new machine builds it, and the test that `build --sources DIR`
+# reads DIR and nothing else (tests/test_build_sources.py) checks this same build instead of paying for another:
+# the CLI in a clean process (an empty HOME, no GPUISA_*, XDG_* or PYTHONPATH from the caller), from a copy of the
+# package and a working folder that have no ../shared/sources beside them, with the sources given through links
+# in a folder of another name. The tool and proof caches are not sources: it keeps the caller's GPUISA_CACHE.
+# It verifies with llvm-mc when llvm-mc 22 is installed (tests/test_verdicts.py reads its verdicts; llvm-mc reads
+# no sources) and never with ptxas (a cold whole-manual ptxas run takes many minutes: tests/test_ptx_verify.py).
+SESSION_SOURCES = ("given", "my-sources")   # under the session folder
+SESSION_PACKAGE = ("pkg", "src")
+SESSION_HOME, SESSION_WORK = "home", "work"
+
+
+def _session_build_command(folder: Path) -> tuple[list[str], dict[str, str], Path]:
     import sys
+
+    from gpuisa.paths import cache_dir
+    from gpuisa.sources.layout import AMD_MANUALS, LLVM_TREE, PTX_EDITION, PTX_OLDER
+
+    given = folder.joinpath(*SESSION_SOURCES)
+    given.mkdir(parents=True)
+    for name in (AMD_MANUALS, LLVM_TREE, PTX_EDITION, PTX_OLDER):
+        if (SOURCES / name).is_dir():
+            (given / name).symlink_to(SOURCES / name, target_is_directory=True)
+    pkg = folder.joinpath(*SESSION_PACKAGE)
+    shutil.copytree(REPO / "src" / "gpuisa", pkg / "gpuisa", ignore=shutil.ignore_patterns("__pycache__"))
+    home, work = folder / SESSION_HOME, folder / SESSION_WORK
+    home.mkdir()
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GPUISA_", "XDG_")) and k not in ("HOME", "PYTHONPATH")}
+    env.update(HOME=str(home), PYTHONPATH=str(pkg), COLUMNS="400", GPUISA_CACHE=str(cache_dir()))
+    from gpuisa.verify import llvm_mc
+
+    verify = ["--verify-with", "llvm-mc"] if llvm_mc.available() else ["--no-verify"]
+    cmd = [sys.executable, "-m", "gpuisa", "build", "--sources", str(given), "--catalog",
+           str(folder / "catalog.sqlite"), *verify, "--jobs", "2"]
+    return cmd, env, work
+
+
+def _start_session_build() -> None:
+    """Start the full build (verified with llvm-mc only) once per session (whichever process gets the lock first)."""
+    import fcntl
+    import shlex
+    import subprocess
 
     folder = _session_dir()
     with open(folder / "build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if (folder / "build.pid").exists():
             return
-        script = ("import sys; from pathlib import Path; from gpuisa.build import build; "
-                  "build(Path(sys.argv[1]), Path(sys.argv[2]), None, jobs=2, verify=False)")
-        cmd = (f'"{sys.executable}" -c "{script}" "{SOURCES}" "{folder / "catalog.sqlite"}" '
-               f'> "{folder / "build.log"}" 2>&1; echo $? > "{folder / "build.rc.tmp"}"; '
-               f'mv "{folder / "build.rc.tmp"}" "{folder / "build.rc"}"')
-        proc = subprocess.Popen(["/bin/sh", "-c", cmd], start_new_session=True, stdin=subprocess.DEVNULL)
+        cmd, env, work = _session_build_command(folder)
+        # stdout (the build's notes) and stderr apart: tests read the notes, a failure shows the log's tail
+        line = (f'{shlex.join(cmd)} > "{folder / "build.out"}" 2> "{folder / "build.log"}"; '
+                f'echo $? > "{folder / "build.rc.tmp"}"; mv "{folder / "build.rc.tmp"}" "{folder / "build.rc"}"')
+        proc = subprocess.Popen(["/bin/sh", "-c", line], start_new_session=True, stdin=subprocess.DEVNULL,
+                                cwd=work, env=env)
         (folder / "build.pid").write_text(str(proc.pid))
 
 
@@ -123,7 +162,8 @@ def _wait_for_session_build() -> Path:
         time.sleep(0.5)
     rc = (folder / "build.rc").read_text().strip()
     if rc != "0":
-        log = (folder / "build.log").read_text(errors="replace")[-3000:]
+        log = ((folder / "build.out").read_text(errors="replace")[-1500:] + "\n"
+               + (folder / "build.log").read_text(errors="replace")[-3000:])
         pytest.fail(f"the session catalog build failed (exit {rc}):\n{log}", pytrace=False)
     return folder / "catalog.sqlite"
 
@@ -131,6 +171,12 @@ def _wait_for_session_build() -> Path:
 @pytest.fixture(scope="session")
 def catalog_path(sources: Path) -> Path:
     return _wait_for_session_build()
+
+
+@pytest.fixture(scope="session")
+def session_build(catalog_path: Path) -> Path:
+    """The folder of the session catalog's build: its sources, package copy, HOME, working folder, stdout."""
+    return catalog_path.parent
 
 
 @pytest.fixture(scope="session")

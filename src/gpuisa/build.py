@@ -103,6 +103,19 @@ def read_manuals(b: Build) -> None:
     b.manuals = read_amd_manuals(b.sources, b.jobs, b.progress)
 
 
+def check_manuals(b: Build) -> None:
+    """Stop at once when a manual gave much less than its own opcode tables list (a damaged file): the user
+    hears of it in seconds, not after minutes of reading the other sources. The comparison with the
+    previous catalog needs the merged records and follows later (check_coverage)."""
+    if b.accept_drop:
+        return                      # check_coverage notes the accepted drop once
+    counts = {}
+    for d in b.manuals:
+        c = arch_coverage(d, merge.merge([d], {}))
+        counts[d.arch] = sanity.Counts(d.file, c.table_entries, c.in_catalog, c.documented)
+    sanity.check(counts, {}, accept_drop=False)
+
+
 def read_llvm(b: Build) -> None:
     """LLVM's AMDGPU MC tests: examples, per-target support, and bytes to check the manuals against."""
     if not layout.has_llvm_tests(b.sources):
@@ -211,6 +224,7 @@ def write(b: Build) -> None:
 STAGES: tuple[Callable[[Build], None], ...] = (
     clear_leftovers,
     read_manuals,
+    check_manuals,
     read_llvm,
     read_syntax,
     read_ptx,

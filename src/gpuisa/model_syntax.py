@@ -107,6 +107,16 @@ class SyntaxFamily:
     targets_named: tuple[str, ...]  # gfx targets the introduction names ((), when it names none)
     base: str | None               # family this page extends ("GFX9" for GFX906's page), None if complete
     instructions: list[SyntaxInstruction] = field(default_factory=list)
+    _index: tuple[int, dict[str, list[SyntaxInstruction]]] | None = field(default=None, repr=False, compare=False)
+
+    def rows(self, mnemonic: str) -> list[SyntaxInstruction]:
+        """The rows for one LLVM mnemonic (lower case), in page order; an index rebuilt when rows are added."""
+        if self._index is None or self._index[0] != len(self.instructions):
+            index: dict[str, list[SyntaxInstruction]] = {}
+            for ins in self.instructions:
+                index.setdefault(ins.mnemonic, []).append(ins)
+            self._index = (len(self.instructions), index)
+        return list(self._index[1].get(mnemonic, ()))
 
 
 @dataclass(slots=True)

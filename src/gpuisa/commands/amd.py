@@ -28,6 +28,9 @@ def open_catalog(path: Path | None) -> Catalog:
     return Catalog(path or paths.default_catalog())
 
 
+VERIFY_TOOLS = ("llvm-mc", "ptxas")   # what `build --verify-with` can name
+
+
 def register(app: typer.Typer) -> None:
     app.command("build")(build)
     app.command("archs")(archs)
@@ -47,11 +50,22 @@ def build(sources: SourcesOpt = None, catalog: CatalogOpt = None,
           rosetta_budget: Annotated[float | None, typer.Option(
               "--rosetta-budget", min=0, help="Seconds a cold build spends discovering PTX <-> AMD equivalents "
                                              "(default 90; cached results are always used; 0 computes nothing new; "
-                                             "`gpuisa rosetta --arch all` computes them all).")] = None) -> None:
+                                             "`gpuisa rosetta --arch all` computes them all).")] = None,
+          verify_with: Annotated[list[str] | None, typer.Option(
+              "--verify-with", metavar="TOOL", help="Verify with this tool only (llvm-mc or ptxas; repeat for both; "
+                                                   "default: both). The other's verdicts say it was not run.")]
+          = None) -> None:
     """Build the catalog from the vendor sources (atomic: a failed build keeps the old catalog)."""
+    tools = tuple(dict.fromkeys(verify_with or VERIFY_TOOLS))
+    unknown = [t for t in tools if t not in VERIFY_TOOLS]
+    if unknown:
+        raise typer.BadParameter(f"{unknown[0]!r} is not one of {', '.join(VERIFY_TOOLS)}", param_hint="'--verify-with'")
+    if verify_with and not verify:
+        raise typer.BadParameter("--verify-with names tools to verify with; --no-verify runs none",
+                                 param_hint="'--verify-with'")
     target = output_file(catalog or paths.default_catalog(), "catalog")
     build_with_progress(sources or paths.default_sources(), target, jobs, verify, accept_drop=accept_drop,
-                        rosetta_budget_s=rosetta_budget)
+                        rosetta_budget_s=rosetta_budget, tools=tools)
 
 
 def archs(catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:

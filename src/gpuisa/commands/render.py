@@ -18,7 +18,8 @@ console = Console(highlight=False)
 
 def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = True, pending: bool = False,
                         accept_drop: bool = False, equivalents: bool = True,
-                        rosetta_budget_s: float | None = None) -> None:
+                        rosetta_budget_s: float | None = None,
+                        tools: tuple[str, ...] = ("llvm-mc", "ptxas")) -> None:
     from gpuisa.build import build  # heavy: the build loads numpy, lark and z3 (equivalents)
     from gpuisa.crossref.stage import DEFAULT_BUDGET_S
 
@@ -32,7 +33,7 @@ def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = T
             progress.update(tasks[stage], completed=done, total=total)
 
         report = build(sources, target, update, jobs, verify, equivalents=equivalents, pending=pending,
-                       accept_drop=accept_drop,
+                       accept_drop=accept_drop, tools=tools,
                        rosetta_budget_s=DEFAULT_BUDGET_S if rosetta_budget_s is None else rosetta_budget_s)
     table = Table(title="Coverage: instruction entries in each manual's opcode tables found in the catalog")
     for col in ("arch", "table entries", "in catalog", "%", "with manual text", "skipped items"):

@@ -7,6 +7,7 @@ manual's own spelling is kept on the record as provenance.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Field names: manual spelling -> canonical. Bit 15 of VOP3 is CLMP (rdna3), CM (cdna5),
 # CLAMP (AMD XML); the same field spelled differently must not show up as a layout change.
@@ -75,6 +76,7 @@ LLVM_SUFFIXES: tuple[str, ...] = ("_E64_DPP", "_E32_DPP", "_DPP16", "_VOP3P", "_
                                   "_E32", "_E64")
 
 
+@lru_cache(maxsize=1 << 16)   # a build asks ~1.3M times for a few thousand spellings
 def canonical_instruction(name: str) -> str:
     """Manual-style upper-case name from a user or LLVM spelling: v_sad_u32_e64 -> V_SAD_U32.
 

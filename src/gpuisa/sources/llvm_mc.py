@@ -16,6 +16,7 @@ import shlex
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from gpuisa.errors import SourceError
@@ -93,6 +94,7 @@ def test_files(root: Path) -> list[Path]:
 # mnemonics
 
 
+@lru_cache(maxsize=1 << 18)   # every example line is asked for several times per build
 def mnemonic(asm: str) -> str:
     """The AMD manual's name for an LLVM assembly line: `v_sad_u32_e64 v5, ...` -> `V_SAD_U32`.
 
@@ -103,6 +105,7 @@ def mnemonic(asm: str) -> str:
     return canonical_instruction(words[0]) if words else ""
 
 
+@lru_cache(maxsize=1 << 18)
 def mnemonics(asm: str) -> tuple[str, ...]:
     """Manual names of every instruction on the line (two for a VOPD `::` pair)."""
     return tuple(m for m in (mnemonic(part) for part in asm.split("::")) if m)

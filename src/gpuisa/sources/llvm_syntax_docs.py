@@ -659,7 +659,7 @@ def lookup(docs: SyntaxDocs, families: Iterable[str], mnemonic: str) -> list[Syn
     """Rows for `mnemonic` (LLVM spelling, lower case) in the first family of `families` that has any."""
     for key in families:
         fam = docs.families.get(key)
-        rows = [i for i in fam.instructions if i.mnemonic == mnemonic] if fam else []
+        rows = fam.rows(mnemonic) if fam else []
         if rows:
             return rows
     return []

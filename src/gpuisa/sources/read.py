@@ -16,7 +16,7 @@ from gpuisa.model import InstructionDoc, ManualData
 from gpuisa.model_llvm import McCorpus
 from gpuisa.model_ptx import PtxFormText, PtxManual
 from gpuisa.model_syntax import SyntaxDocs
-from gpuisa.sources import amd_manual, llvm_mc, llvm_syntax_docs, ptx_docs
+from gpuisa.sources import amd_manual, llvm_mc, llvm_syntax_docs, parsed_cache, ptx_docs
 from gpuisa.sources.layout import PTX_OLDER, amd_manual_rel, llvm_docs, llvm_docs_rel, ptx_manual
 from gpuisa.sources.layout import amd_manual as amd_manual_path
 from gpuisa.workers import process_pool
@@ -26,7 +26,8 @@ Progress = Callable[[str, int, int], None]   # (what, done, total)
 
 def _read_amd_one(args: tuple[str, str, str]) -> ManualData:
     path, arch, rel = args
-    return amd_manual.read_manual(Path(path), arch, rel)
+    return parsed_cache.parsed(f"manual-{arch}", (arch, rel), [Path(path)],
+                               lambda: amd_manual.read_manual(Path(path), arch, rel))
 
 
 def read_amd_manual(sources: Path, arch: str) -> ManualData:
@@ -79,12 +80,18 @@ def read_ptx_manual(sources: Path, jobs: int = 1, progress: Progress | None = No
     if not root.is_dir():
         raise SourceError(str(root), "no PTX ISA manual; run `gpuisa fetch` or pass --sources")
     older = Path(sources) / PTX_OLDER
-    return ptx_docs.read_manual(root, older if older.is_dir() else None)
+    older_root = older if older.is_dir() else None
+    files = [p for folder in (root, older_root) if folder is not None for p in folder.rglob("*") if p.is_file()]
+    return parsed_cache.parsed("ptx", (str(root), str(older_root)), files,          # the manual records its root
+                               lambda: ptx_docs.read_manual(root, older_root))
 
 
 def read_llvm_syntax_docs(sources: Path, jobs: int = 1, progress: Progress | None = None) -> SyntaxDocs:
     """LLVM's AMDGPU assembler syntax pages (operands and modifiers per instruction and gfx family)."""
-    return llvm_syntax_docs.read_syntax_docs(llvm_docs(sources), llvm_docs_rel())
+    docs = llvm_docs(sources)
+    files = [*(docs / "AMDGPU").glob("*.rst"), *(docs / name for name in llvm_syntax_docs.GENERIC_PAGES)]
+    return parsed_cache.parsed("syntax", (llvm_docs_rel(),), files,
+                               lambda: llvm_syntax_docs.read_syntax_docs(docs, llvm_docs_rel()))
 
 
 class ManualTexts:

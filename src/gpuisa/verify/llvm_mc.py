@@ -17,6 +17,7 @@ import sqlite3
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 
 from gpuisa.archs import BY_KEY, TARGET_TO_ARCH
@@ -336,6 +337,7 @@ _RANGE = re.compile(r"\[\d+:\d+\]")
 _PLAIN_REGISTER = re.compile(r"^[vsa](?:\d+|\[\d+:\d+\])(?:\.[lh])?$")
 
 
+@lru_cache(maxsize=1 << 18)   # ranking sorts the same lines once per instruction and arch
 def simplicity(asm: str) -> tuple[int, int, int, int, int]:
     """Sort key, lower is simpler: forced-encoding suffix, modifiers, operands that are not plain
     v/s/a registers (constants, special registers), operand count, length."""

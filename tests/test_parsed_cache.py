@@ -1,0 +1,98 @@
+"""The parsed-sources cache (sources/parsed_cache.py): a hit only for the same files, reader and code."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+
+import pytest
+
+from gpuisa.sources import parsed_cache
+from gpuisa.sources.read import read_amd_manual
+from tests.conftest import MANUALS
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GPUISA_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("GPUISA_PARSE_CACHE", raising=False)
+    return tmp_path / "cache" / "parsed"
+
+
+def counting(value):
+    calls = []
+
+    def parse():
+        calls.append(1)
+        return value
+    return parse, calls
+
+
+def test_same_file_and_code_is_a_hit_and_any_change_is_a_miss(cache: Path, tmp_path: Path, monkeypatch):
+    src = tmp_path / "README.md"
+    src.write_text("one")
+    parse, calls = counting({"x": 1})
+    assert parsed_cache.parsed("t", ("a",), [src], parse) == {"x": 1} and len(calls) == 1
+    assert parsed_cache.parsed("t", ("a",), [src], parse) == {"x": 1} and len(calls) == 1       # hit
+    assert len(list(cache.glob("t-*.pickle"))) == 1
+    parsed_cache.parsed("t", ("b",), [src], parse)                                               # other arguments
+    assert len(calls) == 2
+    src.write_text("one, edited")                                                                # the file changed
+    parsed_cache.parsed("t", ("a",), [src], parse)
+    assert len(calls) == 3
+    monkeypatch.setattr(parsed_cache, "code_digest", lambda: "another version of the readers")
+    parsed_cache.parsed("t", ("a",), [src], parse)                                               # the code changed
+    assert len(calls) == 4
+    monkeypatch.setenv("GPUISA_PARSE_CACHE", "0")
+    parsed_cache.parsed("t", ("a",), [src], parse)                                               # turned off
+    assert len(calls) == 5
+
+
+def test_a_damaged_entry_is_parsed_again_and_rewritten(cache: Path, tmp_path: Path):
+    src = tmp_path / "README.md"
+    src.write_text("one")
+    parse, calls = counting([1, 2, 3])
+    parsed_cache.parsed("t", (), [src], parse)
+    (entry,) = cache.glob("t-*.pickle")
+    entry.write_bytes(entry.read_bytes()[:10])               # cut short, as a full disk or a kill would leave it
+    assert parsed_cache.parsed("t", (), [src], parse) == [1, 2, 3] and len(calls) == 2
+    assert pickle.loads(entry.read_bytes()) == [1, 2, 3]
+    assert [p.name for p in cache.iterdir()] == [entry.name]  # no temporary file left behind
+
+
+def test_an_unwritable_cache_folder_costs_the_speed_up_not_the_result(tmp_path: Path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("GPUISA_CACHE", str(blocker))
+    src = tmp_path / "README.md"
+    src.write_text("one")
+    parse, calls = counting("value")
+    assert parsed_cache.parsed("t", (), [src], parse) == "value"
+    assert parsed_cache.parsed("t", (), [src], parse) == "value" and len(calls) == 2
+
+
+def test_old_entries_are_pruned(cache: Path, tmp_path: Path):
+    src = tmp_path / "README.md"
+    for i in range(parsed_cache.KEEP_PER_KIND + 3):
+        src.write_text(f"release {i}")
+        os.utime(src, ns=(i * 10**9, i * 10**9))
+        parsed_cache.parsed("t", (), [src], lambda i=i: i)
+    assert len(list(cache.glob("t-*.pickle"))) == parsed_cache.KEEP_PER_KIND
+
+
+@pytest.mark.skipif(not MANUALS.is_dir(), reason="no vendor sources")
+def test_a_cached_manual_equals_a_fresh_parse_through_another_root(cache: Path, tmp_path: Path, monkeypatch):
+    # the same file reached through a folder of links (as `build --sources` with links gives it): one entry,
+    # and the records hold no path of the root they were read through
+    root = tmp_path / "linked"
+    (root / "amd-isa-manuals").mkdir(parents=True)
+    (root / "amd-isa-manuals" / "rdna3").symlink_to(MANUALS / "rdna3", target_is_directory=True)
+    first = read_amd_manual(root, "rdna3")
+    assert len(list(cache.glob("manual-rdna3-*.pickle"))) == 1
+    again = read_amd_manual(MANUALS.parent, "rdna3")
+    assert len(list(cache.glob("manual-rdna3-*.pickle"))) == 1         # a hit
+    monkeypatch.setenv("GPUISA_PARSE_CACHE", "0")
+    fresh = read_amd_manual(MANUALS.parent, "rdna3")
+    assert again == fresh == first
+    assert str(tmp_path).encode() not in pickle.dumps(first)
