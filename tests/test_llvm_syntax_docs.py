@@ -146,3 +146,28 @@ def test_every_accepted_kind_has_a_page_and_texts_hold_no_parser_messages(docs, 
     assert {"v", "s", "a", "constant", "literal"} <= kinds
     assert all(f"amdgpu_synid_{k}" in docs.pages for k in kinds)
     assert not [p.label for p in docs.pages.values() if "(INFO/1)" in p.text or str(sources) in p.text]
+
+
+def test_a_read_is_kept_until_a_page_changes(tmp_path, monkeypatch):
+    """Parsed pages are kept per process and in the cache folder; a changed page or a damaged cache file
+    is read again from the pages."""
+    from gpuisa.sources import llvm_syntax_docs as reader
+
+    monkeypatch.setenv("GPUISA_CACHE", str(tmp_path / "cache"))
+    sub = tmp_path / "docs" / "AMDGPU"
+    sub.mkdir(parents=True)
+    page = sub / "AMDGPUAsmGFX99.rst"
+    table = "Intro\n=====\n\nDS\n--\n\n.. parsed-literal::\n\n    **INSTRUCTION**  **SRC0**\n"
+    page.write_text(table + "    ds_nop_x\n", encoding="utf-8")
+    first = read_syntax_docs(tmp_path / "docs", "docs")
+    assert read_syntax_docs(tmp_path / "docs", "docs") is first
+    (cached,) = (tmp_path / "cache" / "syntax-docs").glob("*.pickle")
+    monkeypatch.setattr(reader, "_MEMO", {})
+    again = read_syntax_docs(tmp_path / "docs", "docs")
+    assert again is not first and again == first
+    cached.write_bytes(b"not a pickle")
+    monkeypatch.setattr(reader, "_MEMO", {})
+    assert read_syntax_docs(tmp_path / "docs", "docs") == first
+    page.write_text(table + "    ds_nop_x\n    ds_nop_y\n", encoding="utf-8")
+    changed = read_syntax_docs(tmp_path / "docs", "docs")
+    assert [i.mnemonic for i in changed.families["GFX99"].instructions] == ["ds_nop_x", "ds_nop_y"]

@@ -17,7 +17,11 @@ Public API: `read_syntax_docs(docs_dir) -> SyntaxDocs`, `families_for_target(doc
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 import re
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -116,7 +120,8 @@ class OperandEvidence:
     example: str          # ... this assembly, which the page refuses
     older: str = ""       # first: the previous generation's row of the same mnemonic names the right page
     operands: tuple[str, ...] = ()   # only these operands of the row (all when empty)
-    serving: tuple[str, ...] = ()    # only where the row is borrowed for these families (tables.fallback_rows)
+    serving: tuple[str, ...] = ()    # only where the row is borrowed for these families (tables.fallback_rows),
+                                     # or serves these family buckets ('GFX11 (rdna3.5)': gfx115x on GFX11's page)
     implicit: bool = False           # the tests leave the operand out: it is implied, not written
     adds: tuple[str, ...] = ()       # kinds the tests add to the page's own (the page stays, widened by these)
 
@@ -233,11 +238,14 @@ OPERAND_EVIDENCE: dict[str, OperandEvidence] = {
         {"VOP3 DPP": "amdgpu_synid_gfx11_src_852d86"},
         "GFX12 has no VOP3 DPP rows; those borrowed from GFX11 take vsrc1 as a VGPR only, while the GFX12 tests "
         "write SGPRs, special registers and inline constants there (no literal): vsrc1 reads the page of the "
-        "same GFX11 row's src2, which lists exactly those kinds",
+        "same GFX11 row's src2, which lists exactly those kinds. gfx1150-gfx1153 (rdna3.5, served by the GFX11 "
+        "page) take them too (gfx1150_asm_features.s:7 'Subtargets allow src1 of VOP3 DPP instructions to be SGPR "
+        "or inlinable constant', its check line :11 encodes v_add3_u32_e64_dpp v5, v1, s2, v3); gfx1100-gfx1103 "
+        "do not (gfx11_asm_err.s:56 expects an error)",
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx11_vsrc_6802ce.rst", 8,
                    "amdgpu_synid_gfx11_vsrc_6802ce"),
         f"{_MC}/gfx12_asm_vop3_dpp16.s:524", "v_add3_u32_e64_dpp v5, v1, s2, v3 quad_perm:[3,2,1,0]",
-        operands=("vsrc1",), serving=("GFX12",)),
+        operands=("vsrc1",), serving=("GFX12", "GFX11 (rdna3.5)")),
 }
 
 
@@ -254,10 +262,21 @@ class RowEvidence:
 
 
 _GFX11_PAGE = "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX11.rst"
+_GFX12_PAGE = "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX12.rst"
 # Rows derived from the page's own rows. GFX12's page lists no DPP rows; LLVM's GFX12 tests assemble
 # DPP16 / DPP8 forms of every 32-bit VOP1 / VOP2 / VOPC / VOP3 instruction, including those renamed
 # or new in GFX12 that no other page lists (v_max_num_f16_dpp, v_med3_num_f16_e64_dpp). Their row is
 # the instruction's plain row with src0 a VGPR and GFX11's DPP modifiers (codec.tables.dpp_row).
+_DASM = "llvm-project-23.1.1/llvm/test/MC/Disassembler/AMDGPU"
+# gfx1150's SALU float instructions under the names GFX12 gave them (GFX11's page lists neither, GFX12's
+# lists the new names): old mnemonic -> (GFX12 mnemonic, gfx1150 check line, GFX12 check line), the two
+# check lines printing the same encoding.
+RENAMED_IN_GFX12: dict[str, tuple[str, str, str]] = {
+    "s_min_f32": ("s_min_num_f32", f"{_DASM}/gfx1150_dasm_salu_float.txt:2132", f"{_MC}/gfx12_asm_sop2.s:400"),
+    "s_max_f32": ("s_max_num_f32", f"{_DASM}/gfx1150_dasm_salu_float.txt:2033", f"{_MC}/gfx12_asm_sop2.s:451"),
+    "s_max_f16": ("s_max_num_f16", f"{_DASM}/gfx1150_dasm_salu_float.txt:1985", f"{_MC}/gfx12_asm_sop2.s:969"),
+    "s_min_f16": ("s_min_num_f16", f"{_DASM}/gfx1150_dasm_salu_float.txt:2084", f"{_MC}/gfx12_asm_sop2.s:1017"),
+}
 ROW_EVIDENCE: dict[str, RowEvidence] = {
     "dpp from the plain row": RowEvidence(
         ("GFX12",),
@@ -293,6 +312,13 @@ ROW_EVIDENCE: dict[str, RowEvidence] = {
         "instruction's own VOP2 row (v_add_nc_u32: vdst, src0, vsrc1)",
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX12.rst", 911, "v_add_nc_u32"),
         f"{_MC}/gfx1250_asm_vopd3.s:10974", "v_dual_add_nc_u32 v254, v4, v2 :: v_dual_add_f32 v7, v1, v3"),
+    "gfx12 row of the renamed instruction": RowEvidence(
+        ("GFX11 (rdna3.5)",),
+        "gfx1150-gfx1153 have SALU float min/max (s_min_f32 ...) that GFX11's page lacks; GFX12's page lists them "
+        "renamed (s_min_num_f32), and LLVM's gfx1150 and gfx12 check lines print the same encoding for both names "
+        "(RENAMED_IN_GFX12): the old name takes the GFX12 row",
+        Provenance(SOURCE, _GFX12_PAGE, 211, "s_min_num_f32"),
+        f"{_MC}/gfx1150_asm_salu_float.s:835", "s_min_f32 s5, s1, s2"),
 }
 
 
@@ -309,10 +335,10 @@ class ModifierEvidence:
     source: Provenance          # the page's row that omits them (or the older row that lists them)
     evidence: str               # an LLVM MC test check line (file:line) with the encoding of ...
     example: str                # ... this assembly
-    neg_abs: bool = False       # the rows' sources also take neg / abs (the :m tag the rows leave out)
+    neg_abs: bool = False       # the rows' sources also take neg / abs (the :m tag the rows leave out) ...
+    neg_abs_on: str = "src"     # ... those whose name starts with this (src0, src1 / vsrc0, vsrc1)
 
 
-_GFX12_PAGE = "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX12.rst"
 MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
     "gfx12 tbuffer format": ModifierEvidence(
         ("GFX12",), "VBUFFER", r"^tbuffer_", ("format",),
@@ -347,7 +373,44 @@ MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
         "src0:m, src1:m, op_sel) list them",
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX940.rst", 1397, "v_cvt_pk_bf8_f32"),
         f"{_MC}/gfx950_asm_features.s:380", "v_cvt_scalef32_f16_fp8 v1, 11, v3 op_sel:[0,1,1]", neg_abs=True),
+    "bitop3 function": ModifierEvidence(
+        ("GFX950",), "VOP3", r"^v_bitop3_b(16|32)$", ("bitop3",),
+        "GFX950's rows of v_bitop3_b16 / v_bitop3_b32 list no modifier for the 8-bit truth table (no syntax page "
+        "documents bitop3); the tests write bitop3:N on both, and gfx1250's tests (where the GFX950 row is borrowed) "
+        "write it too (gfx1250_asm_vop3.s:8)",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX950.rst", 1194, "v_bitop3_b32"),
+        f"{_MC}/gfx950_asm_vop3.s:113", "v_bitop3_b32 v5, v1, v2, s3 bitop3:0xa1"),
+    "gfx1011 dot2c dpp neg/abs": ModifierEvidence(
+        ("GFX1011",), "DPP16", r"^v_dot2c_f32_f16_dpp$", (),
+        "GFX1011's DPP16 row of v_dot2c_f32_f16_dpp tags its sources f16x2 but not :m; the tests write neg and abs "
+        "on them, as GFX908's row of the same instruction tags vsrc0 and vsrc1 :m",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX908.rst", 64, "v_dot2c_f32_f16_dpp"),
+        f"{_MC}/xdl-insts-gfx1011-gfx1012.s:9", "v_dot2c_f32_f16_dpp v5, -v1, v2 quad_perm:[0,1,2,3] row_mask:0x0 "
+        "bank_mask:0x0", neg_abs=True, neg_abs_on="vsrc"),
 }
+
+
+BF16_TWIN = "bf16 twin of the f16 row"
+RENAMED_ROW = "gfx12 row of the renamed instruction"
+
+
+def rule_source(mnemonic: str, serves: Iterable[str]) -> tuple[str, str, str] | None:
+    """(ROW_EVIDENCE rule, listed mnemonic, page) whose row a mnemonic no page lists takes, for one of the
+    pages / family buckets in `serves`; page "" is the serving pages themselves. One answer for the catalog's
+    operands and the checker (the VOPD and DPP rules need the codec's row shapes: codec.operand_check)."""
+    serves = set(serves)
+    if mnemonic in RENAMED_IN_GFX12 and serves & set(ROW_EVIDENCE[RENAMED_ROW].families):
+        return RENAMED_ROW, RENAMED_IN_GFX12[mnemonic][0], "GFX12"
+    if "_bf16" in mnemonic and serves & set(ROW_EVIDENCE[BF16_TWIN].families):
+        return BF16_TWIN, mnemonic.replace("_bf16", "_f16"), ""
+    return None
+
+
+def modifier_entries(family: str, section: str, mnemonic: str) -> list[tuple[str, ModifierEvidence]]:
+    """The MODIFIER_EVIDENCE entries covering one row of `family`'s page: the one test of which rows an entry
+    adds to, for the catalog's operands, the checker and the codec."""
+    return [(name, fix) for name, fix in MODIFIER_EVIDENCE.items()
+            if family in fix.families and section.startswith(fix.section) and re.match(fix.mnemonics, mnemonic)]
 
 
 def evidence_page(docs: SyntaxDocs, label: str, row: SyntaxInstruction | None,
@@ -587,13 +650,65 @@ def _read_rows(block: nodes.literal_block, section: str, family: str, rel: str, 
     return out
 
 
+# Parsed pages, per process and on disk (a parse of the ~900 pages takes 20-40 s of CPU; loading the
+# pickle a few): keyed by every page's name, size and mtime and by the reader's own code, so an edited
+# page or reader is read again. Callers share one SyntaxDocs and do not change it.
+_MEMO: dict[str, SyntaxDocs] = {}
+CACHE_VERSION = 1
+
+
+def _stamp(docs_dir: Path, rel: str) -> str:
+    """What a parse depends on: the pages (name, size, mtime), the reader and its records, docutils."""
+    parts = [str(CACHE_VERSION), docutils.__version__, str(Path(docs_dir).resolve()), rel]
+    code = Path(__file__)
+    for path in (code, code.parent.parent / "model_syntax.py", code.parent.parent / "model.py"):
+        parts.append(f"{path.name}:{path.stat().st_mtime_ns}")
+    sub = Path(docs_dir) / "AMDGPU"
+    for path in [*(Path(docs_dir) / name for name in GENERIC_PAGES), *sorted(sub.glob("*.rst"))]:
+        try:
+            st = path.stat()
+            parts.append(f"{path.name}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{path.name}:missing")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:24]
+
+
 def read_syntax_docs(docs_dir: Path, rel: str | None = None) -> SyntaxDocs:
     """Read every AMDGPUAsmGFX*.rst page and every labelled operand page under `docs_dir` (llvm/docs).
 
     `rel` is the folder as provenance spells it (relative to the sources root). A missing or
-    malformed page becomes a Skip with file:line; the reader never raises on page content.
+    malformed page becomes a Skip with file:line; the reader never raises on page content. A read
+    is kept for the process and in the cache folder (`_stamp` says when it is stale).
     """
+    from gpuisa import paths
+
     rel = rel if rel is not None else str(docs_dir)
+    stamp = _stamp(docs_dir, rel)
+    if stamp in _MEMO:
+        return _MEMO[stamp]
+    cache = paths.cache_dir() / "syntax-docs" / f"{stamp}.pickle"
+    docs = None
+    if cache.is_file():
+        try:
+            with open(cache, "rb") as fh:
+                docs = pickle.load(fh)
+        except Exception:  # a damaged cache file is read again from the pages, never trusted
+            docs = None
+    if not isinstance(docs, SyntaxDocs):
+        docs = _read_all(Path(docs_dir), rel)
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=cache.parent, suffix=".tmp")
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(docs, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, cache)
+        except OSError:   # a read-only cache folder costs the next process a parse, nothing else
+            pass
+    _MEMO[stamp] = docs
+    return docs
+
+
+def _read_all(docs_dir: Path, rel: str) -> SyntaxDocs:
     docs = SyntaxDocs(root=rel)
     sub = docs_dir / "AMDGPU"
     if not sub.is_dir():
@@ -644,6 +759,17 @@ def families_for_target(docs: SyntaxDocs, target: str) -> tuple[tuple[str, ...],
     if fallback and fallback.family in docs.families:
         return (fallback.family,), f"no page names {target}: {fallback.reason} ({fallback.source.cite()})"
     return (), f"no syntax page serves {target}"
+
+
+def buckets_for_arch(docs: SyntaxDocs, arch: str) -> tuple[str, ...]:
+    """What a ROW_EVIDENCE rule may name to serve an arch: its pages and, for its targets no page names,
+    '<page> (<arch>)' ('GFX12 (cdna5)': gfx1250 on GFX12's page), as check-operands buckets them."""
+    out = dict.fromkeys(families_for_arch(docs, arch))
+    for target in BY_KEY[arch].targets:
+        chain = families_for_target(docs, target)[0]
+        if chain and target in UNNAMED_TARGETS:
+            out[f"{chain[0]} ({arch})"] = None
+    return tuple(out)
 
 
 def families_for_arch(docs: SyntaxDocs, arch: str) -> tuple[str, ...]:
