@@ -25,6 +25,7 @@ from gpuisa.sources.llvm_mc import read_file
 from gpuisa.sources.llvm_syntax_docs import (
     MODIFIER_EVIDENCE,
     OPERAND_EVIDENCE,
+    RENAMED_IN_GFX12,
     ROW_EVIDENCE,
     lookup,
     read_syntax_docs,
@@ -189,9 +190,11 @@ def test_row_evidence_rules_derive_only_forms_no_page_lists(docs, sources, rule)
     else:
         assert not rows, f"a page lists {derived}: the rule is not needed"
     bucket = fix.families[0]
-    m = RowMatcher(docs, ("GFX12",), False, 12, bucket=bucket)
-    if bucket != "GFX12":   # a rule for one family bucket leaves the other's examples to the page
-        assert RowMatcher(docs, ("GFX12",), False, 12, bucket="GFX12 (rdna4)").check(fix.example)[0] == MISMATCH
+    page = bucket.split()[0]
+    m = RowMatcher(docs, (page,), False, 12, bucket=bucket)
+    if bucket != page:   # a rule for one family bucket leaves the other's examples to the page
+        other = "GFX12 (rdna4)" if page == "GFX12" else page
+        assert RowMatcher(docs, (page,), False, 12, bucket=other).check(fix.example)[0] == MISMATCH
     status, reason, _ = m.check(fix.example)
     assert status == DERIVED and rule in m.last_evidence, (status, reason)
 
@@ -215,7 +218,23 @@ def test_modifier_evidence_adds_only_what_the_tests_write(docs, sources, name):
     status, reason, _ = m.check(fix.example)
     assert status in (EVIDENCE, DERIVED) and name in m.last_evidence, (status, reason)
     # the same modifier on a row the entry does not cover is still refused
-    assert m.check(f"ds_add_u32 v1, v2 {fix.modifiers[0]}:1")[0] == MISMATCH
+    if fix.modifiers:
+        assert m.check(f"ds_add_u32 v1, v2 {fix.modifiers[0]}:1")[0] == MISMATCH
+
+
+@pytest.mark.parametrize("old", sorted(RENAMED_IN_GFX12))
+def test_renamed_rows_print_the_same_encoding_under_both_names(docs, sources, old):
+    """gfx1150's s_min_f32 is GFX12's s_min_num_f32: LLVM's two check lines print the same encoding, GFX11's
+    page lists neither name, GFX12's lists the new one."""
+    new, old_check, new_check = RENAMED_IN_GFX12[old]
+    encodings = []
+    for name, cite in ((old, old_check), (new, new_check)):
+        file, line = cite.rsplit(":", 1)
+        text = _line(sources, file, int(line))
+        assert re.match(rf"^(//|#) GFX1[12]\d*: {name} ", text), text
+        encodings.append(text.split("encoding:")[1].strip())
+    assert encodings[0] == encodings[1]
+    assert not lookup(docs, ["GFX11"], old) and lookup(docs, ["GFX12"], new)
 
 
 def test_derived_rows_keep_the_plain_rows_limits(docs, sources):

@@ -37,6 +37,7 @@ from gpuisa.codec.tables import (
     dpp_row,
     e64_from_e32,
     fallback_rows,
+    served_row,
     syntax_rows,
 )
 from gpuisa.model_llvm import McExample
@@ -44,9 +45,12 @@ from gpuisa.model_syntax import KIND_NAMES, SyntaxDocs
 from gpuisa.sources.llvm_syntax_docs import (
     MODIFIER_EVIDENCE,
     OPERAND_EVIDENCE,
+    RENAMED_ROW,
     ROW_EVIDENCE,
     UNNAMED_TARGETS,
     families_for_target,
+    modifier_entries,
+    rule_source,
 )
 
 _USAGE = "llvm-project-23.1.1/llvm/docs/AMDGPUUsage.rst"
@@ -197,7 +201,8 @@ class OperandReport:
                                "reason": fix.reason, "adds": list(fix.modifiers)}
                         for name, fix in MODIFIER_EVIDENCE.items()})
         return {"families": out, "no_page": dict(self.no_page), "invalid_text": self.invalid_text,
-                "true16_rule": TRUE16_RULE, "image_data_rule": IMAGE_DATA_RULE, "operand_evidence": corrections,
+                "true16_rule": TRUE16_RULE, "image_data_rule": IMAGE_DATA_RULE, "f8f6f4_rule": F8F6F4_RULE,
+                "operand_evidence": corrections,
                 "derived_rows": derived}
 
 
@@ -249,21 +254,27 @@ class RowMatcher:
         self.serves = {chain[0], bucket or chain[0]}
         self.rows_of = rows_of or (lambda fam: syntax_rows(docs, (fam,), wave64))
         self.rows: dict[str, Row] = {}
+        own_bucket = bool(bucket) and bucket != chain[0]   # 'GFX11 (rdna3.5)': targets the page does not name
         for fam in chain:   # the most specific page first, as syntax_rows merges a chain
             for key, row in self.rows_of(fam).items():
+                if own_bucket:   # OPERAND_EVIDENCE entries serving the bucket (gfx115x's VOP3 DPP src1)
+                    row = served_row(docs, row, (bucket,), wave64)
                 self.rows.setdefault(key, with_modifier_evidence(row))
         self._fallback: dict[str, Row] | None = None
         self.chain, self.wave64, self.gen = chain, wave64, gen
         self.fconst_all = any(f in FCONST_MEANS_CONSTANT for f in chain)
         self.true16 = False
         self.modifiers: dict[str, str] = {}  # the example's modifiers (name -> value): dmask, d16, tfe
+        self.mnemonic = ""                   # the row being matched
         self.used: set[str] = set()          # OPERAND_EVIDENCE labels the row being matched relied on
         self.last_evidence: frozenset[str] = frozenset()   # those of the last check() that parsed
 
     @property
     def fallback(self) -> dict[str, Row]:
         if self._fallback is None:
-            self._fallback = fallback_rows(self.docs, self.chain, self.wave64, self.rows_of)
+            # a borrowed row takes the modifiers LLVM's tests add to it, as on its own page
+            self._fallback = {k: with_modifier_evidence(r)
+                              for k, r in fallback_rows(self.docs, self.chain, self.wave64, self.rows_of).items()}
         return self._fallback
 
     def candidates(self, rows: dict[str, Row], mnemonic: str) -> list[Row]:
@@ -292,12 +303,14 @@ class RowMatcher:
         row, as the codec's tables derive them (tables.dpp_row)."""
         if mnemonic.startswith("v_dual_"):
             return self._derived_vopd(mnemonic)
-        twin = "bf16 twin of the f16 row"
-        if "_bf16" in mnemonic and self.serves & set(ROW_EVIDENCE[twin].families):
-            f16 = mnemonic.replace("_bf16", "_f16")
-            rows = self.candidates(self.rows, f16) or [r for _, r in self.derived(f16)]
+        ruled = rule_source(mnemonic, self.serves)
+        if ruled and ruled[0] == RENAMED_ROW:
+            row = self.fallback.get(ruled[1])
+            return [(RENAMED_ROW, replace(row, mnemonic=mnemonic))] if row else []
+        if ruled:   # BF16_TWIN: every row of the f16 instruction (derived DPP rows too)
+            rows = self.candidates(self.rows, ruled[1]) or [r for _, r in self.derived(ruled[1])]
             if rows:
-                return [(twin, replace(r, mnemonic=mnemonic)) for r in rows]
+                return [(ruled[0], replace(r, mnemonic=mnemonic)) for r in rows]
         if not mnemonic.endswith(("_dpp", "_e32", "_e64", "_sdwa")):
             # a DPP form spelled with the plain mnemonic (the tests' input `v_minimum_f32 v5, v1, v2 dpp8:[..]`,
             # printed v_minimum_f32_e64_dpp): the rows of both DPP spellings
@@ -409,6 +422,7 @@ class RowMatcher:
         toks = [t.text for t in tokens]
         words = [m.text for m in mods]
         self.modifiers = {w.partition(":")[0].lower(): w.partition(":")[2] for w in words}
+        self.mnemonic = row.mnemonic
         # a token with a space before the last one (`exp mrt0 v1, ...`): operands the row separates
         # with a space instead of a comma
         split: list[str] = []
@@ -541,6 +555,8 @@ class RowMatcher:
         data sized by the example's dmask / d16 / tfe (IMAGE_DATA_RULE) is the one width they give."""
         page = self.docs.pages.get(op.page)
         widths = image_dwords(op.size_text, page.text if page else "", self.modifiers)
+        if widths is None:
+            widths = f8f6f4_dwords(self.mnemonic, op, self.modifiers)
         return widths if widths is not None else allowed_dwords(op, self.wave64)
 
     def _value_ok(self, op: Operand, kinds: set[str], core: str) -> str | None:
@@ -600,7 +616,7 @@ class RowMatcher:
             if value and not value.lower().startswith("swizzle("):
                 self._offset_range(row, names, value, word, depth)
             return
-        wants = MODIFIER_NAMES.get(name, (name,))
+        wants = (*MODIFIER_NAMES.get(name, ()), name)   # GFX950 rows list quad_perm, row_shr ... by name
         if self.true16 and name == "op_sel" and row.section.startswith(("VOP3", "VINTERP")):
             return   # how VOP3 reaches a high half (TRUE16_RULE; AMDGPUOperandSyntax.rst:123)
         if name.startswith("no") and name[2:] in allowed:   # noglc, nogds: the bit written as off
@@ -637,12 +653,10 @@ def with_modifier_evidence(row: Row) -> Row:
     """The row with the modifiers MODIFIER_EVIDENCE adds for it (its page omits them, LLVM's tests write
     them), each marked with the entry's name."""
     ops = list(row.operands)
-    for name, fix in MODIFIER_EVIDENCE.items():
-        if not (any(f"({f} " in row.source for f in fix.families) and row.section.startswith(fix.section)
-                and re.match(fix.mnemonics, row.mnemonic)):
-            continue
+    family = row.source.rpartition(" (")[2].split(" ")[0]   # "file:line (GFX950 VOP3)"
+    for name, fix in modifier_entries(family, row.section, row.mnemonic):
         if fix.neg_abs:
-            ops = [replace(o, modifiers=True, evidence=name) if o.role == "src" and o.name.startswith("src")
+            ops = [replace(o, modifiers=True, evidence=name) if o.role == "src" and o.name.startswith(fix.neg_abs_on)
                    and not o.modifiers and not o.evidence else o for o in ops]
         ops += [Operand(m, "modifier", (), 1, "", False, True, "", name)
                 for m in fix.modifiers if not any(o.name == m for o in ops)]
@@ -701,6 +715,26 @@ def image_dwords(size_text: str, page_text: str, modifiers: dict[str, str]) -> s
         packed = (elements + 1) // 2
         widths = {elements, packed} if "There is no packing" in page_text else {packed}
     return {w + tfe for w in widths}
+
+
+# MFMA f8f6f4 sources (v_mfma_f32_16x16x128_f8f6f4, v_mfma_scale_f32_32x32x64_f8f6f4): the pages give A (src0) and
+# B (src1) the FP8 size (8 dwords); the cdna4 manual's VOP3P-MAI table says "CBSZ[2:0] defines the matrix A format,
+# BLGP[2:0] defines the matrix B format" (0 FP8, 1 BF8, 2 FP6, 3 BF6, 4 FP4), so a 6-bit format takes 6/8 of
+# the registers and a 4-bit one half (mai-gfx950.s:630 `v_mfma_f32_16x16x128_f8f6f4 a[0:3], a[4:9], a[12:17], a[20:23]
+# cbsz:3 blgp:3`).
+F8F6F4_RULE = "amd-isa-manuals/cdna4/README.md:1821 (Matrix Format: CBSZ[2:0] matrix A, BLGP[2:0] matrix B)"
+F8F6F4_BITS = {0: 8, 1: 8, 2: 6, 3: 6, 4: 4}      # format code -> bits per element (FP8, BF8, FP6, BF6, FP4)
+F8F6F4_FORMAT = {"src0": "cbsz", "src1": "blgp"}   # operand -> the modifier naming its format
+
+
+def f8f6f4_dwords(mnemonic: str, op: Operand, modifiers: dict[str, str]) -> set[int] | None:
+    """Dwords of an MFMA f8f6f4 A / B operand in the format its cbsz / blgp names (F8F6F4_RULE); None for
+    other operands, other instructions, and a format given as an expression or outside the table."""
+    if not (mnemonic.startswith("v_mfma") and mnemonic.endswith("_f8f6f4")) or op.name not in F8F6F4_FORMAT:
+        return None
+    code = ops.parse_int(modifiers.get(F8F6F4_FORMAT[op.name]) or "0")
+    bits = F8F6F4_BITS.get(code) if code is not None else None
+    return {op.dwords * bits // 8} if bits else None
 
 
 _BY_DEFAULT = re.compile(r"^(\d+) dwords? by default")
