@@ -14,6 +14,7 @@ import pytest
 from gpuisa.codec.operand_check import (
     DERIVED,
     EVIDENCE,
+    F8F6F4_RULE,
     MISMATCH,
     OTHER_PAGE,
     PAGE,
@@ -278,6 +279,24 @@ def test_image_data_is_sized_by_dmask_d16_and_tfe(docs, sources):
     assert m8.check("image_gather4 v[5:8], v[1:2], s[8:15], s[12:15] dmask:0x1 d16")[0] == PAGE
     assert m8.check("image_gather4 v[5:6], v[1:2], s[8:15], s[12:15] dmask:0x1 d16")[0] == PAGE
     assert m8.check("image_gather4 v[5:7], v[1:2], s[8:15], s[12:15] dmask:0x1 d16")[0] == MISMATCH
+
+
+def test_mfma_f8f6f4_sources_are_sized_by_cbsz_and_blgp(docs, sources):
+    """The cdna4 manual: CBSZ / BLGP give the A / B formats (FP8, BF8, FP6, BF6, FP4); GFX950's page gives A and B
+    the FP8 size (8 dwords), so FP6 takes 6 and FP4 4 (F8F6F4_RULE), as LLVM's check lines write them."""
+    file, line = F8F6F4_RULE.split(" ")[0].rsplit(":", 1)
+    said = _line(sources, file, int(line))
+    assert "CBSZ[2:0] defines the matrix A format, BLGP[2:0] defines the matrix B format" in said
+    assert all(f in said for f in ("(FP8)", "(BF8)", "(FP6)", "(BF6)", "(FP4)"))
+    check = _line(sources, f"{MC}/mai-gfx950.s", 630)
+    assert "v_mfma_f32_16x16x128_f8f6f4 a[0:3], a[4:9], a[12:17], a[20:23] cbsz:3 blgp:3 ; encoding:" in check
+    m = RowMatcher(docs, ("GFX950",), True, 9)
+    assert m.check("v_mfma_f32_16x16x128_f8f6f4 a[0:3], a[4:9], a[12:17], a[20:23] cbsz:3 blgp:3")[0] == PAGE
+    assert m.check("v_mfma_f32_16x16x128_f8f6f4 a[0:3], a[4:11], a[12:15], a[20:23] cbsz:1 blgp:4")[0] == PAGE
+    assert m.check("v_mfma_f32_16x16x128_f8f6f4 a[0:3], a[4:11], a[12:19], a[20:23]")[0] == PAGE   # FP8 default
+    for wrong in ("v_mfma_f32_16x16x128_f8f6f4 a[0:3], a[4:11], a[12:17], a[20:23] cbsz:3 blgp:3",
+                  "v_mfma_f32_16x16x128_f8f6f4 a[0:3], a[4:9], a[12:19], a[20:23]"):
+        assert m.check(wrong)[0] == MISMATCH, wrong
 
 
 def test_true16_halves_are_counted_apart(docs, sources):
