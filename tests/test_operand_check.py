@@ -28,6 +28,7 @@ from gpuisa.sources.llvm_syntax_docs import (
     OPERAND_EVIDENCE,
     RENAMED_IN_GFX12,
     ROW_EVIDENCE,
+    SAME_SHAPE_GFX1250,
     lookup,
     read_syntax_docs,
 )
@@ -236,6 +237,32 @@ def test_renamed_rows_print_the_same_encoding_under_both_names(docs, sources, ol
         encodings.append(text.split("encoding:")[1].strip())
     assert encodings[0] == encodings[1]
     assert not lookup(docs, ["GFX11"], old) and lookup(docs, ["GFX12"], new)
+
+
+def test_same_shape_rows_share_the_manuals_encodings(docs, sources):
+    """Each SAME_SHAPE_GFX1250 entry: the cdna5 manual's cited line names the new instruction, the manual's opcode
+    tables list it in exactly the encodings of the listed instruction whose row it takes, no page lists it and
+    GFX12's lists the other; a wrong register width is still refused."""
+    lines = (sources / "amd-isa-manuals/cdna5/README.md").read_text(encoding="utf-8").splitlines()
+
+    def tables(name: str) -> set[str]:
+        out, head = set(), ""
+        for text in lines:
+            if text.startswith("#"):
+                head = text
+            elif re.search(rf"\|\s*\d+\s*\|\s*{name.upper()}\s*\|", text):
+                out.add(head)
+        return out
+
+    families = list(docs.families)
+    for new, (listed, line) in SAME_SHAPE_GFX1250.items():
+        assert new.upper() in lines[line - 1], (new, line)
+        assert tables(new) and tables(new) == tables(listed), (new, listed)
+        assert not lookup(docs, families, new) and lookup(docs, ["GFX12"], listed), new
+    m = RowMatcher(docs, ("GFX12",), False, 12, bucket="GFX12 (cdna5)")
+    assert m.check("v_add_nc_u64_e64 v[4:5], v[2:3], v[4:5]")[0] == DERIVED
+    assert m.check("v_add_nc_u64_e64 v[4:5], v2, v[4:5]")[0] == MISMATCH
+    assert m.check("v_tanh_f32_dpp v5, v1 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf")[0] == DERIVED
 
 
 def test_derived_rows_keep_the_plain_rows_limits(docs, sources):

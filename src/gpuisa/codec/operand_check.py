@@ -34,9 +34,11 @@ from gpuisa.codec.tables import (
     Operand,
     Row,
     _dwords_of,
+    _matrix_row,
     dpp_row,
     e64_from_e32,
     fallback_rows,
+    matrix_dwords,
     served_row,
     syntax_rows,
 )
@@ -250,6 +252,7 @@ class RowMatcher:
     def __init__(self, docs: SyntaxDocs, chain: tuple[str, ...], wave64: bool, gen: int,
                  rows_of: Callable[[str], dict[str, Row]] | None = None, bucket: str = "") -> None:
         self.docs = docs
+        self.chain, self.wave64, self.gen = chain, wave64, gen
         # what a ROW_EVIDENCE rule may name: the chain's page, or the family bucket ('GFX12 (cdna5)')
         self.serves = {chain[0], bucket or chain[0]}
         self.rows_of = rows_of or (lambda fam: syntax_rows(docs, (fam,), wave64))
@@ -259,9 +262,8 @@ class RowMatcher:
             for key, row in self.rows_of(fam).items():
                 if own_bucket:   # OPERAND_EVIDENCE entries serving the bucket (gfx115x's VOP3 DPP src1)
                     row = served_row(docs, row, (bucket,), wave64)
-                self.rows.setdefault(key, with_modifier_evidence(row))
+                self.rows.setdefault(key, self._shaped(with_modifier_evidence(row)))
         self._fallback: dict[str, Row] | None = None
-        self.chain, self.wave64, self.gen = chain, wave64, gen
         self.fconst_all = any(f in FCONST_MEANS_CONSTANT for f in chain)
         self.true16 = False
         self.modifiers: dict[str, str] = {}  # the example's modifiers (name -> value): dmask, d16, tfe
@@ -273,9 +275,15 @@ class RowMatcher:
     def fallback(self) -> dict[str, Row]:
         if self._fallback is None:
             # a borrowed row takes the modifiers LLVM's tests add to it, as on its own page
-            self._fallback = {k: with_modifier_evidence(r)
+            self._fallback = {k: self._shaped(with_modifier_evidence(r))
                               for k, r in fallback_rows(self.docs, self.chain, self.wave64, self.rows_of).items()}
         return self._fallback
+
+    def _shaped(self, row: Row) -> Row:
+        """A gfx12+ WMMA / SWMMAC row with the codec's matrix operand sizes and modifiers (tables.matrix_dwords,
+        MATRIX_MODIFIERS: GFX12's page gives f16 results 8 dwords where LLVM's tests pack them in 4)."""
+        sizes = matrix_dwords(row.mnemonic, self.gen, self.wave64)
+        return _matrix_row(row, sizes, "swmmac" if row.mnemonic.startswith("v_swmmac") else "wmma") if sizes else row
 
     def candidates(self, rows: dict[str, Row], mnemonic: str) -> list[Row]:
         """Rows an LLVM-printed mnemonic may stand for (e32 / e64 / DPP / SDWA variants)."""

@@ -14,7 +14,7 @@ import pickle
 import re
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gpuisa import paths
@@ -298,8 +298,8 @@ def _implied_modifiers(ops: list[Operand], section: str, mnemonic: str = "") -> 
     if not section.startswith("VOP3") or any(o.role == "modifier" for o in ops):
         return ops
     packed = section.startswith("VOP3P")
-    out = [Operand(o.name, o.role, o.accepts, o.dwords, o.size_text, not packed and (o.role == "src" or o.modifiers),
-                   o.optional, o.page) for o in ops]
+    # each operand kept (its OPERAND_EVIDENCE label too), sources taking neg/abs; no type tag (GFX11 e64 row gives it)
+    out = [replace(o, modifiers=not packed and (o.role == "src" or o.modifiers), type_tag="") for o in ops]
     # llvm-mc prints op_sel before clamp (gfx12_dasm_vop3.txt:241: v_add_nc_i16 ... op_sel:[0,0,1] clamp)
     mods = ("op_sel", "op_sel_hi", "neg_lo", "neg_hi", "clamp") if packed else ("op_sel", "clamp", "omod")
     return out + [Operand(m, "modifier", (), 1, "", False, True) for m in mods]

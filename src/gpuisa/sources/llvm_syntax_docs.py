@@ -151,6 +151,12 @@ OPERAND_EVIDENCE: dict[str, OperandEvidence] = {
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX12.rst", 1359, "v_dual_cndmask_b32"),
         f"{_MC}/gfx12_asm_vopd.s:19", "v_dual_add_f32 v255, -1, v4 :: v_dual_cndmask_b32 v6, src_scc, v5",
         implicit=True),
+    "amdgpu_synid_gfx12_src2_81ba27": OperandEvidence(
+        {"VOP3": "amdgpu_synid_gfx11_ssrc_8dd4e0"},
+        "GFX12's v_cndmask_b16 row links its lane-mask condition (src2) to a fixed '2 dwords' page; the wave32 tests "
+        "write one SGPR (s3), as the GFX11 row's ssrc2 page says (1 dword if wavefront size is 32, otherwise 2)",
+        Provenance(SOURCE, _GFX12_OPERANDS, 919, "amdgpu_synid_gfx12_src2_81ba27"),
+        f"{_MC}/gfx12_asm_vop3-fake16.s:833", "v_cndmask_b16 v5, s105, s105, s3", older="GFX11"),
     "amdgpu_synid_gfx12_vaddr_f2b449": OperandEvidence(
         {"VBUFFER": "amdgpu_synid_gfx11_vaddr_b73dc0", "VGLOBAL": "amdgpu_synid_gfx11_vaddr_0212e3",
          "VFLAT": "amdgpu_synid_gfx11_vaddr_9f7133"},
@@ -277,6 +283,30 @@ RENAMED_IN_GFX12: dict[str, tuple[str, str, str]] = {
     "s_max_f16": ("s_max_num_f16", f"{_DASM}/gfx1150_dasm_salu_float.txt:1985", f"{_MC}/gfx12_asm_sop2.s:969"),
     "s_min_f16": ("s_min_num_f16", f"{_DASM}/gfx1150_dasm_salu_float.txt:2084", f"{_MC}/gfx12_asm_sop2.s:1017"),
 }
+_CDNA5 = "amd-isa-manuals/cdna5/README.md"
+# gfx1250 instructions no page lists, each with a GFX12-listed instruction of the same shape: the cdna5 manual's
+# opcode tables place both in the same encodings (VOP1 and VOP3, VOP3 only, VOP3P), and their operands have the
+# same count and register widths (v_tanh_f32 / v_sqrt_f32: a 32-bit result of one 32-bit source; v_add_nc_u64 /
+# v_add_f64: 64-bit result of two 64-bit sources). new mnemonic -> (listed mnemonic, manual line of the new one's
+# first opcode-table row). Only instructions whose LLVM tests show that shape (ROW_EVIDENCE "same shape").
+SAME_SHAPE_GFX1250: dict[str, tuple[str, int]] = {
+    "v_tanh_f16": ("v_sqrt_f16", 6220), "v_tanh_f32": ("v_sqrt_f32", 6219),
+    "v_cvt_f16_fp8": ("v_cvt_f32_fp8", 6236), "v_cvt_f16_bf8": ("v_cvt_f32_bf8", 6237),
+    "v_cvt_sr_fp8_f16": ("v_cvt_sr_fp8_f32", 6696), "v_cvt_sr_bf8_f16": ("v_cvt_sr_bf8_f32", 6697),
+    "v_sat_pk4_i4_i8": ("v_sat_pk_u8_i16", 6232), "v_sat_pk4_u4_u8": ("v_sat_pk_u8_i16", 6233),
+    "v_add_nc_u64": ("v_add_f64", 6150), "v_sub_nc_u64": ("v_add_f64", 6151), "v_mul_u64": ("v_mul_f64", 6152),
+    "v_add_max_i32": ("v_add3_u32", 6545), "v_add_max_u32": ("v_add3_u32", 6546),
+    "v_add_min_i32": ("v_add3_u32", 6547), "v_add_min_u32": ("v_add3_u32", 6548), "v_mad_u32": ("v_mad_u32_u24", 6507),
+    "v_permlane_bcast_b32": ("v_permlane16_b32", 6561), "v_permlane_up_b32": ("v_permlane16_b32", 6562),
+    "v_permlane_down_b32": ("v_permlane16_b32", 6563), "v_permlane_xor_b32": ("v_permlane16_b32", 6564),
+    "v_max_u64": ("v_maximum_f64", 6648), "v_min_u64": ("v_maximum_f64", 6647),
+    "v_max_i64": ("v_maximum_f64", 6650), "v_min_i64": ("v_maximum_f64", 6649),
+    "v_pk_min3_num_f16": ("v_pk_fma_f16", 6764), "v_pk_max3_num_f16": ("v_pk_fma_f16", 6765),
+    "v_pk_add_max_i16": ("v_pk_mad_i16", 6783), "v_pk_add_max_u16": ("v_pk_mad_u16", 6784),
+    "v_pk_max3_i16": ("v_pk_mad_i16", 6805), "v_pk_max3_u16": ("v_pk_mad_u16", 6806),
+    "v_pk_min3_i16": ("v_pk_mad_i16", 6807), "v_pk_min3_u16": ("v_pk_mad_u16", 6808),
+    "v_pk_add_min_i16": ("v_pk_mad_i16", 6803), "v_pk_add_min_u16": ("v_pk_mad_u16", 6804),
+}
 ROW_EVIDENCE: dict[str, RowEvidence] = {
     "dpp from the plain row": RowEvidence(
         ("GFX12",),
@@ -312,6 +342,13 @@ ROW_EVIDENCE: dict[str, RowEvidence] = {
         "instruction's own VOP2 row (v_add_nc_u32: vdst, src0, vsrc1)",
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX12.rst", 911, "v_add_nc_u32"),
         f"{_MC}/gfx1250_asm_vopd3.s:10974", "v_dual_add_nc_u32 v254, v4, v2 :: v_dual_add_f32 v7, v1, v3"),
+    "same shape": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "gfx1250 adds VALU instructions no page lists (v_tanh_f32, v_add_nc_u64, v_pk_min3_i16 ...); each takes the "
+        "GFX12 row of an instruction the cdna5 manual's opcode tables place in the same encodings with the same "
+        "operand count and widths (SAME_SHAPE_GFX1250), in every form that row has; LLVM's gfx1250 tests write them so",
+        Provenance(SOURCE, _GFX12_PAGE, 891, "v_sqrt_f32"),
+        f"{_MC}/gfx1250_asm_vop1.s:35", "v_tanh_f32 v5, v1"),
     "gfx12 row of the renamed instruction": RowEvidence(
         ("GFX11 (rdna3.5)",),
         "gfx1150-gfx1153 have SALU float min/max (s_min_f32 ...) that GFX11's page lacks; GFX12's page lists them "
@@ -360,6 +397,18 @@ MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
         "byte_sel:N to pick the byte of the packed operand",
         Provenance(SOURCE, _GFX12_PAGE, 998, "v_cvt_sr_fp8_f32"),
         f"{_MC}/gfx12_asm_vop3-fake16.s:1134", "v_cvt_sr_fp8_f32 v1, v2, v3 byte_sel:1"),
+    "gfx12 fma_mix neg/abs": ModifierEvidence(
+        ("GFX12",), "VOP3P", r"^v_fma_mix", (),
+        "GFX12's rows of v_fma_mix_f32 / v_fma_mixlo_f16 / v_fma_mixhi_f16 tag no source :m; the tests write neg and "
+        "abs on them, as the GFX11 rows of the same instructions tag src0, src1 and src2 :m",
+        Provenance(SOURCE, _GFX11_PAGE, 2620, "v_fma_mix_f32"),
+        f"{_MC}/gfx12_asm_vop3p.s:401", "v_fma_mix_f32 v5, -m0, -1, |vcc_lo|", neg_abs=True),
+    "gfx12 vinterp neg/abs": ModifierEvidence(
+        ("GFX12",), "VINTERP", r"^v_interp_", (),
+        "GFX12's VINTERP rows (v_interp_p10_f32 ...) tag no source :m; the gfx1200 tests write neg and abs on them, "
+        "as the GFX11 rows of the same instructions tag vparam, vij and vparam0 :m",
+        Provenance(SOURCE, _GFX11_PAGE, 1042, "v_interp_p10_f32"),
+        f"{_MC}/vinterp.s:21", "v_interp_p10_f32 v0, -v1, v2, v3 wait_exp:0", neg_abs=True),
     "gfx906 dot2 op_sel": ModifierEvidence(
         ("GFX906", "GFX908"), "VOP3P", r"^v_dot2_(f32_f16|i32_i16|u32_u16)$", ("op_sel", "op_sel_hi"),
         "the GFX906 / GFX908 rows of v_dot2_f32_f16, v_dot2_i32_i16 and v_dot2_u32_u16 list no op_sel / op_sel_hi; "
@@ -392,6 +441,8 @@ MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
 
 BF16_TWIN = "bf16 twin of the f16 row"
 RENAMED_ROW = "gfx12 row of the renamed instruction"
+SAME_SHAPE = "same shape"
+_FORM_SUFFIXES = ("_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa", "")
 
 
 def rule_source(mnemonic: str, serves: Iterable[str]) -> tuple[str, str, str] | None:
@@ -403,6 +454,11 @@ def rule_source(mnemonic: str, serves: Iterable[str]) -> tuple[str, str, str] | 
         return RENAMED_ROW, RENAMED_IN_GFX12[mnemonic][0], "GFX12"
     if "_bf16" in mnemonic and serves & set(ROW_EVIDENCE[BF16_TWIN].families):
         return BF16_TWIN, mnemonic.replace("_bf16", "_f16"), ""
+    if serves & set(ROW_EVIDENCE[SAME_SHAPE].families):
+        for suffix in _FORM_SUFFIXES:   # v_tanh_f32_e64 -> v_sqrt_f32_e64: the same form of the listed one
+            stem = mnemonic.removesuffix(suffix) if suffix else mnemonic
+            if stem in SAME_SHAPE_GFX1250 and (not suffix or mnemonic.endswith(suffix)):
+                return SAME_SHAPE, SAME_SHAPE_GFX1250[stem][0] + suffix, ""
     return None
 
 
@@ -450,6 +506,9 @@ def operand_page(docs: SyntaxDocs, label: str, row: SyntaxInstruction | None = N
         older = docs.families.get(fix.older)
         same = next((i for i in older.instructions if i.mnemonic == row.mnemonic), None) if older else None
         twins = [o for o in same.operands if o.name == name] if same else []
+        at = next((n for n, o in enumerate(row.operands) if o.label == label), -1)
+        if same and not twins and 0 <= at < len(same.operands) and same.operands[at].role == row.operands[at].role:
+            twins = [same.operands[at]]   # renamed in place (GFX11 v_permlane16_b32's vdata is GFX12's src0)
         twins += [o for o in row.operands if o.name == fix.twin] if fix.twin else []
         for twin in twins:
             if twin.label in docs.pages and twin.label not in PAGE_ERRATA:
