@@ -283,6 +283,9 @@ RENAMED_IN_GFX12: dict[str, tuple[str, str, str]] = {
     "s_max_f16": ("s_max_num_f16", f"{_DASM}/gfx1150_dasm_salu_float.txt:1985", f"{_MC}/gfx12_asm_sop2.s:969"),
     "s_min_f16": ("s_min_num_f16", f"{_DASM}/gfx1150_dasm_salu_float.txt:2084", f"{_MC}/gfx12_asm_sop2.s:1017"),
 }
+# SDWA forms no page lists -> the listed SDWA row whose operand list LLVM's tests write for them
+# (ROW_EVIDENCE "sdwa row of an integer vop2").
+SDWA_TWINS: dict[str, str] = {"v_pk_fmac_f16_sdwa": "v_add_u16_sdwa"}
 _CDNA5 = "amd-isa-manuals/cdna5/README.md"
 # gfx1250 instructions no page lists, each with a GFX12-listed instruction of the same shape: the cdna5 manual's
 # opcode tables place both in the same encodings (VOP1 and VOP3, VOP3 only, VOP3P), and their operands have the
@@ -349,6 +352,14 @@ ROW_EVIDENCE: dict[str, RowEvidence] = {
         "operand count and widths (SAME_SHAPE_GFX1250), in every form that row has; LLVM's gfx1250 tests write them so",
         Provenance(SOURCE, _GFX12_PAGE, 891, "v_sqrt_f32"),
         f"{_MC}/gfx1250_asm_vop1.s:35", "v_tanh_f32 v5, v1"),
+    "sdwa row of an integer vop2": RowEvidence(
+        ("GFX90a", "GFX908", "GFX940", "GFX950"),
+        "no page lists v_pk_fmac_f16_sdwa; LLVM's gfx908-gfx950 tests assemble it with a VOP2 SDWA operand list whose "
+        "sources take the integer modifier sext (sext(v2) is kept, -v2 is printed as v2), as the row of v_add_u16_sdwa "
+        "(vdst, src0:m, src1:m with sext, clamp, dst_sel, dst_unused, src0_sel, src1_sel) lists them (SDWA_TWINS)",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX90a.rst", 982, "v_add_u16_sdwa"),
+        f"{_MC}/gfx9_asm_vop2_features.s:20", "v_pk_fmac_f16_sdwa v5, v1, sext(v2) dst_sel:DWORD "
+        "dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD"),
     "gfx12 row of the renamed instruction": RowEvidence(
         ("GFX11 (rdna3.5)",),
         "gfx1150-gfx1153 have SALU float min/max (s_min_f32 ...) that GFX11's page lacks; GFX12's page lists them "
@@ -409,6 +420,12 @@ MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
         "as the GFX11 rows of the same instructions tag vparam, vij and vparam0 :m",
         Provenance(SOURCE, _GFX11_PAGE, 1042, "v_interp_p10_f32"),
         f"{_MC}/vinterp.s:21", "v_interp_p10_f32 v0, -v1, v2, v3 wait_exp:0", neg_abs=True),
+    "gfx90a packed f32 neg and clamp": ModifierEvidence(
+        ("GFX90a", "GFX940"), "VOP3P", r"^v_pk_(fma|mul|add)_f32$", ("neg_lo", "neg_hi", "clamp"),
+        "the GFX90a / GFX940 rows of v_pk_fma_f32, v_pk_mul_f32 and v_pk_add_f32 list op_sel and op_sel_hi only; the "
+        "gfx90a tests write neg_lo, neg_hi and clamp, as the GFX950 rows of the same instructions list them",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX950.rst", 1408, "v_pk_fma_f32"),
+        f"{_MC}/gfx90a_asm_features.s:30", "v_pk_fma_f32 v[8:9], v[0:1], s[0:1], v[4:5] neg_lo:[1,1,1]"),
     "gfx906 dot2 op_sel": ModifierEvidence(
         ("GFX906", "GFX908"), "VOP3P", r"^v_dot2_(f32_f16|i32_i16|u32_u16)$", ("op_sel", "op_sel_hi"),
         "the GFX906 / GFX908 rows of v_dot2_f32_f16, v_dot2_i32_i16 and v_dot2_u32_u16 list no op_sel / op_sel_hi; "
@@ -442,6 +459,7 @@ MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
 BF16_TWIN = "bf16 twin of the f16 row"
 RENAMED_ROW = "gfx12 row of the renamed instruction"
 SAME_SHAPE = "same shape"
+SDWA_TWIN = "sdwa row of an integer vop2"
 _FORM_SUFFIXES = ("_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa", "")
 
 
@@ -452,6 +470,8 @@ def rule_source(mnemonic: str, serves: Iterable[str]) -> tuple[str, str, str] | 
     serves = set(serves)
     if mnemonic in RENAMED_IN_GFX12 and serves & set(ROW_EVIDENCE[RENAMED_ROW].families):
         return RENAMED_ROW, RENAMED_IN_GFX12[mnemonic][0], "GFX12"
+    if mnemonic in SDWA_TWINS and serves & set(ROW_EVIDENCE[SDWA_TWIN].families):
+        return SDWA_TWIN, SDWA_TWINS[mnemonic], ""
     if "_bf16" in mnemonic and serves & set(ROW_EVIDENCE[BF16_TWIN].families):
         return BF16_TWIN, mnemonic.replace("_bf16", "_f16"), ""
     if serves & set(ROW_EVIDENCE[SAME_SHAPE].families):
