@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuisa.sources.llvm_syntax_docs import PAGE_ERRATA
+from gpuisa.sources.llvm_syntax_docs import MODIFIER_EVIDENCE, PAGE_ERRATA, ROW_EVIDENCE
 from tests.conftest import SOURCES
 
 SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
@@ -94,6 +94,30 @@ def test_v_sad_u32_on_cdna5_is_still_the_seeds(catalog, sources):
         (sources / slip.file).read_text().splitlines()[slip.line - 1:slip.line + 5])
     assert "SGPR" in ops["SRC0"]["kinds"] and "instead of" in ops["SRC0"]["sources"]["kinds"]
     assert any(e["kind"] == "llvm-syntax-page" and e["arch"] == "cdna5" for e in doc["errata"])
+
+
+def test_catalog_operands_follow_the_checkers_rule_tables(catalog, sources):
+    """One operand model: the rows ROW_EVIDENCE derives and the modifiers MODIFIER_EVIDENCE adds for the
+    checker are the catalog's too, cited to LLVM's test line. gfx1250's v_rcp_bf16 is on no page and takes
+    v_rcp_f16's GFX12 row; GFX12's tbuffer rows lack `format`, which the tests write (FORMAT field)."""
+    twin = ROW_EVIDENCE["bf16 twin of the f16 row"]
+    pages = sources / "llvm-project-23.1.1/llvm/docs/AMDGPU"
+    assert not any("v_rcp_bf16 " in p.read_text() for p in pages.glob("AMDGPUAsm*.rst"))
+    file, line = twin.evidence.rsplit(":", 1)
+    assert "v_rcp_bf16_e32 v5, v1" in rst_line(sources, file, int(line)) and "encoding:" in rst_line(
+        sources, file, int(line))
+    doc = catalog.show("v_rcp_bf16", "cdna5").as_json()
+    assert doc["syntax"]["mnemonic"] == "v_rcp_f16" and rst_line(
+        sources, doc["syntax"]["file"], doc["syntax"]["line"]).split()[0] == "v_rcp_f16"
+    assert [op["syntax"] for op in doc["operands"]] == ["vdst", "src0"]
+    assert all(twin.evidence in op["sources"]["name"] for op in doc["operands"])
+    fmt = MODIFIER_EVIDENCE["gfx12 tbuffer format"]
+    doc = catalog.show("tbuffer_load_format_x", "rdna4").as_json()
+    assert "format" not in row_refs(rst_line(sources, doc["syntax"]["file"], doc["syntax"]["line"]))
+    (op,) = [op for op in doc["operands"] if op["syntax"] == "format"]
+    assert op["role"] == "modifier" and [f["name"] for f in op["fields"]] == ["FORMAT"]
+    assert fmt.evidence in op["sources"]["name"]
+    assert any(e["kind"] == "llvm-tests-vs-syntax-page" and "format" in e["detail"] for e in doc["errata"])
 
 
 def test_operand_coverage_at_least_99_percent(catalog):

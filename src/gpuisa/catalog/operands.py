@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 
 from gpuisa.model import Encoding, Erratum, InstructionDoc
 from gpuisa.model_syntax import SyntaxDocs, SyntaxInstruction, SyntaxOperand
-from gpuisa.sources.llvm_syntax_docs import OperandEvidence, lookup, operand_page
+from gpuisa.sources.llvm_syntax_docs import (
+    ROW_EVIDENCE,
+    OperandEvidence,
+    buckets_for_arch,
+    lookup,
+    modifier_entries,
+    operand_page,
+    rule_source,
+)
 
 _USE = re.compile(r"\b(D0|D|S0|S1|S2|SDATA|VDATA|ADDR|DATA|DATA0|DATA1)(?:\[[^\]]*\])?\.([a-z]+\d*)\b")
 
@@ -236,6 +244,21 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
     the pseudocode-only `derive`).
     """
     rows = find_rows(docs, families, names)
+    derived = None   # (ROW_EVIDENCE rule, the listed mnemonic whose row this instruction takes)
+    if not rows:     # a row no page lists: the rule's listed row (gfx1250's v_rcp_bf16 takes v_rcp_f16's)
+        serves = buckets_for_arch(docs, arch)
+        for name in names:
+            ruled = rule_source(name.lower(), serves)
+            for _ in range(3):   # rules chain: v_tanh_bf16 -> v_tanh_f16 (bf16 twin) -> v_sqrt_f16 (same shape)
+                if ruled is None:
+                    break
+                rows = find_rows(docs, (ruled[2],) if ruled[2] else families, [ruled[1]])
+                if rows:
+                    derived = (ruled[0], ruled[1])
+                    break
+                ruled = rule_source(ruled[1], serves)
+            if rows:
+                break
     row = pick_row(rows, encoding_name)
     if row is None:
         return None
@@ -245,6 +268,10 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
     out: list[dict] = []
     errata: list[Erratum] = []
     row_cite = row.provenance.cite()
+    if derived:
+        rule = ROW_EVIDENCE[derived[0]]
+        row_cite += f" (row of {derived[1]}, ROW_EVIDENCE '{derived[0]}': LLVM's tests, e.g. {rule.evidence})"
+    added = modifier_entries(row.family, row.section, row.mnemonic)   # MODIFIER_EVIDENCE: LLVM's tests over the row
     type_of_name = _TYPE_SUFFIX.search(row.mnemonic.removesuffix("_e32").removesuffix("_e64"))
     dst_i = src_i = 0
     used: set[str] = set()
@@ -290,6 +317,10 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
         elif op.role != "modifier" and (op.type_override or (type_of_name and _is_data(op.name))):
             view = op.type_override or type_of_name.group(1)
             sources["format"] = row_cite + (" (type tag)" if op.type_override else " (type implied by the opcode name)")
+        neg_abs = next((fix for _, fix in added if fix.neg_abs and op.role == "src"
+                        and op.name.startswith(fix.neg_abs_on) and "m" not in op.tags), None)
+        if neg_abs:
+            sources["modifiers"] = f"LLVM's tests ({neg_abs.evidence}), not {row_cite}"
         access = {"dst": "write", "src": "read"}.get(op.role, "")
         if "dst" in op.tags:
             access = "read-write"
@@ -306,7 +337,7 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
             "field_bits": sum(f.width for f in placed) or None,
             "fields": [{"name": f.name, "bits": [list(b) for b in f.bits]} for f in placed],
             "format": format_text(view) if view else "", "view": view,
-            "modifiers": ["abs", "neg"] if "m" in op.tags else [],
+            "modifiers": ["abs", "neg"] if "m" in op.tags or neg_abs else [],
             "page": {"label": op.label, "file": page.provenance.file, "line": page.provenance.line} if page else None,
             "sources": sources,
         })
@@ -316,8 +347,31 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
                                   f"LLVM's {row.family} page lists {what} {op.name} of {row.mnemonic}; the {arch} "
                                   f"manual's {encoding.name} layout has no field for it",
                                   (row.provenance, encoding.provenance)))
+    listed = {o["syntax"] for o in out}
+    for name, fix in added:
+        for mod in (m for m in fix.modifiers if m not in listed):
+            listed.add(mod)
+            field_names = _fields_for(SyntaxOperand(mod, "modifier", "MODIFIERS", ""), fields, used, dual)
+            used.update(field_names)
+            placed = [fields[n] for n in field_names]
+            cite = f"LLVM's tests ({fix.evidence}: {fix.example}), MODIFIER_EVIDENCE '{name}'"
+            out.append({
+                "name": field_names[0] if len(field_names) == 1 else mod, "syntax": mod, "role": "modifier",
+                "optional": True, "tags": [], "symbol": "", "access": "", "register_class": "", "kinds": [],
+                "accepts": [], "size_bits": None, "size": "", "description": "", "encoded": "field" if placed else "none",
+                "field_bits": sum(f.width for f in placed) or None,
+                "fields": [{"name": f.name, "bits": [list(b) for b in f.bits]} for f in placed],
+                "format": "", "view": "", "modifiers": [], "page": None,
+                "sources": {"name": cite, "role": cite, **({"fields": encoding.provenance.cite()}
+                                                             if placed and encoding else {})},
+            })
+        if fix.modifiers or fix.neg_abs:
+            errata.append(Erratum(key, arch, "llvm-tests-vs-syntax-page", f"{name}: {fix.reason}; e.g. "
+                                  f"{fix.example!r} at {fix.evidence}", (row.provenance, fix.source)))
     syntax = {"family": row.family, "section": row.section, "mnemonic": row.mnemonic,
               "file": row.provenance.file, "line": row.provenance.line}
+    if derived:
+        syntax["derived"] = {"rule": derived[0], "from": derived[1], "evidence": ROW_EVIDENCE[derived[0]].evidence}
     return JoinedOperands(out, syntax, errata)
 
 
