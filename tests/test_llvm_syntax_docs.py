@@ -149,11 +149,12 @@ def test_every_accepted_kind_has_a_page_and_texts_hold_no_parser_messages(docs, 
 
 
 def test_a_read_is_kept_until_a_page_changes(tmp_path, monkeypatch):
-    """Parsed pages are kept per process and in the cache folder; a changed page or a damaged cache file
-    is read again from the pages."""
+    """Parsed pages are kept per process and in the parsed-sources cache; a changed page or a damaged cache
+    file is read again from the pages."""
     from gpuisa.sources import llvm_syntax_docs as reader
 
     monkeypatch.setenv("GPUISA_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("GPUISA_PARSE_CACHE", "1")
     sub = tmp_path / "docs" / "AMDGPU"
     sub.mkdir(parents=True)
     page = sub / "AMDGPUAsmGFX99.rst"
@@ -161,7 +162,7 @@ def test_a_read_is_kept_until_a_page_changes(tmp_path, monkeypatch):
     page.write_text(table + "    ds_nop_x\n", encoding="utf-8")
     first = read_syntax_docs(tmp_path / "docs", "docs")
     assert read_syntax_docs(tmp_path / "docs", "docs") is first
-    (cached,) = (tmp_path / "cache" / "syntax-docs").glob("*.pickle")
+    (cached,) = (tmp_path / "cache" / "parsed").glob("syntax-*.pickle")
     monkeypatch.setattr(reader, "_MEMO", {})
     again = read_syntax_docs(tmp_path / "docs", "docs")
     assert again is not first and again == first

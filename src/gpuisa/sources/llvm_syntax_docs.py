@@ -17,11 +17,7 @@ Public API: `read_syntax_docs(docs_dir) -> SyntaxDocs`, `families_for_target(doc
 
 from __future__ import annotations
 
-import hashlib
-import os
-import pickle
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -729,27 +725,15 @@ def _read_rows(block: nodes.literal_block, section: str, family: str, rel: str, 
     return out
 
 
-# Parsed pages, per process and on disk (a parse of the ~900 pages takes 20-40 s of CPU; loading the
-# pickle a few): keyed by every page's name, size and mtime and by the reader's own code, so an edited
-# page or reader is read again. Callers share one SyntaxDocs and do not change it.
-_MEMO: dict[str, SyntaxDocs] = {}
-CACHE_VERSION = 1
+# Parsed pages, per process and on disk (sources.parsed_cache: a parse of the ~900 pages takes 20-40 s of CPU,
+# loading the pickle a few): keyed by every page's path, size and mtime and by the package's code, so an edited
+# page or reader is read again. The build, check-operands, the codec tables and the tests share one read;
+# callers do not change the SyntaxDocs they get.
+_MEMO: dict[tuple[str, ...], SyntaxDocs] = {}
 
 
-def _stamp(docs_dir: Path, rel: str) -> str:
-    """What a parse depends on: the pages (name, size, mtime), the reader and its records, docutils."""
-    parts = [str(CACHE_VERSION), docutils.__version__, str(Path(docs_dir).resolve()), rel]
-    code = Path(__file__)
-    for path in (code, code.parent.parent / "model_syntax.py", code.parent.parent / "model.py"):
-        parts.append(f"{path.name}:{path.stat().st_mtime_ns}")
-    sub = Path(docs_dir) / "AMDGPU"
-    for path in [*(Path(docs_dir) / name for name in GENERIC_PAGES), *sorted(sub.glob("*.rst"))]:
-        try:
-            st = path.stat()
-            parts.append(f"{path.name}:{st.st_size}:{st.st_mtime_ns}")
-        except OSError:
-            parts.append(f"{path.name}:missing")
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:24]
+def _page_files(docs_dir: Path) -> list[Path]:
+    return [*(docs_dir / name for name in GENERIC_PAGES), *sorted((docs_dir / "AMDGPU").glob("*.rst"))]
 
 
 def read_syntax_docs(docs_dir: Path, rel: str | None = None) -> SyntaxDocs:
@@ -757,34 +741,18 @@ def read_syntax_docs(docs_dir: Path, rel: str | None = None) -> SyntaxDocs:
 
     `rel` is the folder as provenance spells it (relative to the sources root). A missing or
     malformed page becomes a Skip with file:line; the reader never raises on page content. A read
-    is kept for the process and in the cache folder (`_stamp` says when it is stale).
+    is kept for the process and in the parsed-sources cache (a changed page is read again).
     """
-    from gpuisa import paths
+    from gpuisa.sources import parsed_cache
 
+    docs_dir = Path(docs_dir)
     rel = rel if rel is not None else str(docs_dir)
-    stamp = _stamp(docs_dir, rel)
-    if stamp in _MEMO:
-        return _MEMO[stamp]
-    cache = paths.cache_dir() / "syntax-docs" / f"{stamp}.pickle"
-    docs = None
-    if cache.is_file():
-        try:
-            with open(cache, "rb") as fh:
-                docs = pickle.load(fh)
-        except Exception:  # a damaged cache file is read again from the pages, never trusted
-            docs = None
-    if not isinstance(docs, SyntaxDocs):
-        docs = _read_all(Path(docs_dir), rel)
-        try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=cache.parent, suffix=".tmp")
-            with os.fdopen(fd, "wb") as fh:
-                pickle.dump(docs, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, cache)
-        except OSError:   # a read-only cache folder costs the next process a parse, nothing else
-            pass
-    _MEMO[stamp] = docs
-    return docs
+    files = _page_files(docs_dir)
+    key = (str(docs_dir.resolve()), rel, *(parsed_cache.file_stamp(p) for p in files))
+    if key not in _MEMO:
+        _MEMO[key] = parsed_cache.parsed("syntax", (str(docs_dir.resolve()), rel), files,
+                                         lambda: _read_all(docs_dir, rel))
+    return _MEMO[key]
 
 
 def _read_all(docs_dir: Path, rel: str) -> SyntaxDocs:

@@ -40,7 +40,8 @@ def code_digest() -> str:
     return h.hexdigest()
 
 
-def _file_stamp(path: Path) -> str:
+def file_stamp(path: Path) -> str:
+    """A file's real path, size and modification time (missing files included): what a key holds."""
     try:
         st = path.stat()
     except OSError:
@@ -58,7 +59,7 @@ def parsed(kind: str, args: tuple[str, ...], files: Iterable[Path], parse: Calla
         return parse()
     h = hashlib.sha256("\0".join((kind, code_digest(), *args)).encode())
     for path in sorted(files):
-        h.update(_file_stamp(path).encode())
+        h.update(file_stamp(path).encode())
     folder = cache_dir() / "parsed"
     entry = folder / f"{kind}-{h.hexdigest()[:32]}.pickle"
     found = _load(entry)

@@ -88,10 +88,7 @@ def read_ptx_manual(sources: Path, jobs: int = 1, progress: Progress | None = No
 
 def read_llvm_syntax_docs(sources: Path, jobs: int = 1, progress: Progress | None = None) -> SyntaxDocs:
     """LLVM's AMDGPU assembler syntax pages (operands and modifiers per instruction and gfx family)."""
-    docs = llvm_docs(sources)
-    files = [*(docs / "AMDGPU").glob("*.rst"), *(docs / name for name in llvm_syntax_docs.GENERIC_PAGES)]
-    return parsed_cache.parsed("syntax", (llvm_docs_rel(),), files,
-                               lambda: llvm_syntax_docs.read_syntax_docs(docs, llvm_docs_rel()))
+    return llvm_syntax_docs.read_syntax_docs(llvm_docs(sources), llvm_docs_rel())   # cached by the reader itself
 
 
 class ManualTexts:
