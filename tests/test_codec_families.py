@@ -2,7 +2,7 @@
 the test file itself): NSA / partial-NSA image addresses, buffer formats, matrix AGPRs, VOPC SDWA,
 VOP3B carry-out, the fmaak constant, fake16's invalid-register note, VOPD pairs (X :: Y, one shared
 literal, VDSTY's implied LSB), real-true16 VGPR halves (bit 7 in VOP1/VOP2/VOPC, OPSEL in VOP3), matrix
-operand sizes, exports, interpolation and LDS-direct loads.
+operand sizes, exports, interpolation and LDS-direct loads, s_waitcnt_depctr, s_atc_probe, ray tracing (BVH).
 Decode must print LLVM's text, encode must give LLVM's bytes."""
 
 from __future__ import annotations
@@ -43,6 +43,15 @@ CASES = [
     ("Disassembler/AMDGPU/gfx9_sopk.txt", 458, "gfx900", "both"),          # hwreg(NAME, offset, size)
     ("Disassembler/AMDGPU/gfx11_dasm_smem.txt", 24, "gfx1100", "both"),    # SMEM GLC [14], DLC [13] (smem-glc-14)
     ("AMDGPU/gfx11_asm_vop3_dpp8.s", 1786, "gfx1100", "both"),            # VOP3 DPP8 row GFX11's page lacks
+    ("Disassembler/AMDGPU/gfx1030_new.txt", 129, "gfx1030", "both"),       # depctr: all seven counters at 0
+    ("Disassembler/AMDGPU/gfx1030_new.txt", 156, "gfx1030", "both"),       # depctr: those off their default
+    ("Disassembler/AMDGPU/gfx1030_new.txt", 114, "gfx1030", "both"),       # depctr: an unused bit set -> hex
+    ("AMDGPU/smem.s", 27, "gfx1030", "both"),                            # s_atc_probe's mask in SDATA
+    ("AMDGPU/gfx10_asm_smem.s", 1175, "gfx1010", "both"),                # no address: SOFFSET left 0
+    ("Disassembler/AMDGPU/gfx1011_dlops.txt", 22, "gfx1030", "both"),      # no VOP3 form: no _e32 suffix
+    ("Disassembler/AMDGPU/gfx1030_new.txt", 78, "gfx1030", "both"),        # BVH: gfx10 NSA, one VGPR a dword
+    ("Disassembler/AMDGPU/gfx1030_new.txt", 84, "gfx1030", "both"),        # BVH a16: 9 dwords, only a16 shown
+    ("Disassembler/AMDGPU/gfx12_dasm_vimage.txt", 557, "gfx1200", "both"),  # BVH: gfx12 one operand an argument
 ]
 
 
@@ -69,3 +78,16 @@ def test_llvm_check_line(codec_env, rel, line, target, directions):
     if directions in ("both", "true16"):
         [e] = encode(asm, target)
         assert e.data == data
+
+
+def test_depctr_bits_follow_the_rdna2_manual():
+    """Each DEPCTR_BITS entry is written in the manual's S_WAITCNT_DEPCTR row (the premise: the row is there)."""
+    from gpuisa.codec.waitcnt import DEPCTR_BITS, DEPCTR_MANUAL
+    from gpuisa.paths import default_sources
+
+    path, line = DEPCTR_MANUAL.rsplit(":", 1)
+    text = (default_sources() / path).read_text(encoding="utf-8").splitlines()[int(line) - 1]
+    assert "S_WAITCNT_DEPCTR" in text
+    for name, (hi, lo) in DEPCTR_BITS.items():
+        spelled = f"SIMM16[{hi}:{lo}]" if hi != lo else f"SIMM16[{hi}]"
+        assert f"{name} <= {spelled}" in text or f"{name} == 0 &#124;&#124; {spelled} == 1" in text, name

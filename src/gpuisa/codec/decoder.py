@@ -322,6 +322,8 @@ class _Decoder:
                 texts.append(text)
         if self._img is not None:
             mods = self._image_modifiers(lay, form, word, row)
+            if image.args_of(form.base).bvh:
+                mods = [m for m in mods if m == "a16"]   # image.BVH_SET_FIELDS: LLVM prints only a16
         if form.base.startswith("tbuffer_"):
             fmt = self._format(lay, word)
             if fmt:
@@ -446,14 +448,12 @@ class _Decoder:
         def bit(name: str) -> int:
             return get_bits(word, f[name]) if name in f else 0
 
-        args = image.args_of(form.base)
-        if args.bvh:
-            return None, size
         gen = self.gen
         vdata = image.data_dwords(form.base, gen, bit("DMASK"), bool(bit("TFE")), bool(bit("D16")))
         addr = image.address_dwords(form.base, gen, bit("DIM"), bool(bit("A16")))
+        sizes = image.nsa_sizes(form.base, addr, gen, form.encoding)
         if form.encoding == "MIMG" and gen >= 10 and bit("NSA"):
-            slots = addr if gen == 10 else image.nsa_slots(addr, gen, form.encoding)
+            slots = len(sizes)
             extra = bit("NSA") if gen == 10 else (slots + 2) // 4
             if gen == 10 and slots > 1 + 4 * extra:
                 raise _Undecodable(f"{form.base}: {addr} addresses do not fit {extra} NSA dword(s)")
@@ -463,12 +463,10 @@ class _Decoder:
             regs = [bit("VADDR")] + [(nsa >> (8 * i)) & 0xFF for i in range(slots - 1)]
             size += 4 * extra
         elif form.encoding in ("VIMAGE", "VSAMPLE"):
-            slots = image.nsa_slots(addr, gen, form.encoding)
-            regs = [bit(f"VADDR{i}") for i in range(slots)]
+            regs = [bit(f"VADDR{i}") for i in range(len(sizes))]
         else:
             return (vdata, ops.reg_range("v", bit("VADDR"), image.non_nsa_dwords(addr))), size
-        last = addr - (len(regs) - 1)
-        texts = [ops.reg_range("v", r, 1) for r in regs[:-1]] + [ops.reg_range("v", regs[-1], last)]
+        texts = [ops.reg_range("v", r, n) for r, n in zip(regs, sizes, strict=True)]
         return (vdata, texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"), size
 
     def _format(self, lay: Layout, word: int) -> str | None:
@@ -630,8 +628,8 @@ class _Decoder:
     def _simm16(self, op: Operand, value: int) -> str:
         if op.name == "hwreg":     # always hwreg(..): gfx11_dasm_sopk.txt `s_getreg_b32 s0, hwreg(17, 7, 25)`
             return hwreg_text(value, self.t.target)
-        if op.name == "label":
-            return str(value - 0x10000 if value & 0x8000 else value)
+        if op.name == "label":   # llvm-mc prints the raw 16 bits (gfx10_sopp.txt:20 `s_branch 49617` for 0xc1d1)
+            return str(value)
         if op.name in ("simm16", "imm16"):   # llvm-mc prints 16-bit immediates in hex (gfx9_asm_sopk.s:5)
             return f"0x{value:x}"
         if op.name == "waitcnt" and op.page:
@@ -639,6 +637,11 @@ class _Decoder:
                 return waitcnt.to_text(waitcnt.fields_of(self._docs(), op.page), value)
             except (OSError, ValueError):
                 return str(value)
+        if op.name == "waitcnt_depctr" and op.page:
+            try:
+                return waitcnt.depctr_to_text(waitcnt.depctr_fields_of(self._docs(), op.page), value)
+            except (OSError, ValueError):
+                return f"0x{value:x}"
         return str(value)
 
     def _neg_abs(self, text: str | None, lay: Layout, word: int, idx: int, variant: str, ext: int) -> str | None:

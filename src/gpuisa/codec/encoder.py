@@ -72,6 +72,9 @@ FIELD_DEFAULTS: tuple[tuple[str, tuple[str, ...], str, int, int, str], ...] = (
      "llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx12_asm_vbuffer_mubuf.s:8 (untyped buffer ops carry FORMAT 1)"),
 )
 
+# An operand page that takes numbers only (gfx10_probe.rst: "an integer_number or an absolute_expression").
+INTEGER_KINDS = frozenset({"integer_number", "absolute_expression"})
+
 
 class AsmError(GpuisaError):
     """An assembly error at line:column."""
@@ -322,8 +325,9 @@ class _Encoder:
         if form.encoding in EXPORT_ENCODINGS:
             return self._export(lay, st, operands, mods)
         row_ops = [o for o in row.operands if o.role != "modifier"]
-        if [o.name for o in row_ops] == ["waitcnt"] and operands and mods:
-            # vmcnt(0) lgkmcnt(0): one operand spelled in space-separated terms
+        if [o.name for o in row_ops] in (["waitcnt"], ["waitcnt_depctr"]) and (mods or len(operands) > 1):
+            # vmcnt(0) lgkmcnt(0), depctr_va_vdst(1), depctr_sa_sdst(0): one operand spelled in terms
+            # separated by spaces, `&` or commas (gfx10_waitcnt_depctr.rst)
             operands = [_Token(" ".join(t.text for t in (*operands, *mods)), operands[0].col)]
             mods = []
         if len(operands) != len(row_ops):
@@ -371,7 +375,7 @@ class _Encoder:
         for m in mods:
             self._modifier(m, allowed, lay, form, st, row)
         if form.encoding == "SMEM":
-            self._smem(lay, st, operands[-1] if operands else None)
+            self._smem(lay, st, operands[-1] if operands else None, row)
         if st.img_data is not None or st.img_addr is not None:
             self._image(lay, form, st)
         if extra_kind:
@@ -517,8 +521,7 @@ class _Encoder:
                 raise _Attempt(tok.col, f"{text!r} is not an attribute (attr0.x .. attr63.w)")
             st.word |= put_bits(f["ATTR"], int(m.group(1))) | put_bits(f["ATTR_CHAN"], ATTR_CHANNELS.index(m.group(2)))
             return
-        if form.encoding in image.IMAGE_ENCODINGS and not image.args_of(form.base).bvh and (
-                op.name in ("vaddr", "addr") or fname == "VDATA"):
+        if form.encoding in image.IMAGE_ENCODINGS and (op.name in ("vaddr", "addr") or fname == "VDATA"):
             self._image_operand(op, tok, lay, fname, st)
             return
         neg = abs_ = False
@@ -570,6 +573,11 @@ class _Encoder:
                     v = waitcnt.from_text(waitcnt.fields_of(docs_dir(), op.page), low)
                 except (OSError, ValueError) as exc:
                     raise _Attempt(tok.col, str(exc)) from None
+            if v is None and op.name == "waitcnt_depctr" and op.page:
+                try:
+                    v = waitcnt.depctr_from_text(waitcnt.depctr_fields_of(docs_dir(), op.page), low)
+                except (OSError, ValueError) as exc:
+                    raise _Attempt(tok.col, str(exc)) from None
             if v is None:
                 raise _Attempt(tok.col, f"{op.name} must be an integer here (symbolic forms are not supported yet)")
             if not -0x8000 <= v <= 0xFFFF:
@@ -597,6 +605,10 @@ class _Encoder:
         if fname in SOURCE_FIELDS and _width(lay, fname) == 9:
             code = self._source_code(op, low, tok, is_float)
             st.word |= put_bits(f[fname], code)
+            return
+        if op.accepts and set(op.accepts) <= INTEGER_KINDS and (v := ops.parse_int(low)) is not None:
+            # an integer in a register field: s_atc_probe's mask, "truncated to 7 bits" (gfx10_probe.rst)
+            st.word |= put_bits(f[fname], v & ((1 << _width(lay, fname)) - 1))
             return
         reg = _reg(low, tok)
         if reg is not None and reg[0] == "a" and "ACC" in f and fname in ACC_FIELDS:
@@ -691,6 +703,10 @@ class _Encoder:
             return get_bits(st.word, f[name]) if name in f else 0
 
         gen = self.gen
+        if image.args_of(form.base).bvh:
+            for name, value in image.BVH_SET_FIELDS:
+                if name in f:
+                    st.word |= put_bits(f[name], value)
         if st.img_data is not None:
             want = image.data_dwords(form.base, gen, bit("DMASK"), bool(bit("TFE")), bool(bit("D16")))
             n, tok = st.img_data
@@ -713,8 +729,8 @@ class _Encoder:
                 raise _Attempt(tok.col, f"image address is {n} dword(s); dim and a16 give {want}")
             st.word |= put_bits(f["VADDR"], regs[0][0])
             return
-        slots = addr if gen == 10 else image.nsa_slots(addr, gen, form.encoding)
-        sizes = [1] * (slots - 1) + [addr - (slots - 1)]
+        sizes = image.nsa_sizes(form.base, addr, gen, form.encoding)
+        slots = len(sizes)
         if [n for _r, n in regs] != sizes:
             shown = ", ".join(f"{n}" for n in sizes)
             raise _Attempt(tok.col, f"image address takes {slots} operand(s) of {shown} VGPR(s) (dim and a16 give {addr})")
@@ -727,8 +743,10 @@ class _Encoder:
         tail = sum(r << (8 * i) for i, (r, _n) in enumerate(regs[1:]))
         st.tail = tail.to_bytes(4 * extra, "little")
 
-    def _smem(self, lay: Layout, st: _State, tok: _Token | None) -> None:
-        """Place SMEM's register / immediate offsets (SMEM rules in codec/syntax.py)."""
+    def _smem(self, lay: Layout, st: _State, tok: _Token | None, row: Row) -> None:
+        """Place SMEM's register / immediate offsets (SMEM rules in codec/syntax.py). An instruction
+        without an address leaves SOFFSET clear (gfx10_asm_smem.s:1175 `s_memtime s[100:101]` ends in
+        0x00,0x00,0x00,0x00)."""
         f = lay.fields
         field = "OFFSET" if "OFFSET" in f else "IOFFSET"
         imm = st.smem_off if st.smem_imm is None else st.smem_imm
@@ -747,7 +765,7 @@ class _Encoder:
             elif imm is not None:
                 st.word |= put_bits(f["IMM"], 1)
             return
-        if "SOFFSET" in f:
+        if "SOFFSET" in f and (st.smem_reg is not None or any(o.name in ("sbase", "soffset") for o in row.operands)):
             st.word |= put_bits(f["SOFFSET"], NULL_CODE[self.gen] if st.smem_reg is None else st.smem_reg)
 
     def _source_code(self, op: Operand, low: str, tok: _Token, is_float: bool, scalar: bool = False,
@@ -1043,8 +1061,9 @@ class _Encoder:
             st.ext = (st.ext & ~(0xF << shift)) | (v << shift)
             return True
         elif name == "bound_ctrl":
-            # gfx10+: the bit as written; gfx9 sets it for bound_ctrl:0 too (AMDGPUModifierSyntax.rst bound_ctrl)
-            if self.gen < 10 or not value or num(value):
+            # gfx11+: the bit as written; before GFX11 bound_ctrl:0 sets it too (AMDGPUModifierSyntax.rst:1523
+            # "bound_ctrl:0 has the same meaning as bound_ctrl:1 for older architectures"; gfx10_asm_dpp16.s:73)
+            if self.gen < 11 or not value or num(value):
                 st.ext |= 1 << 19
             return True
         if ctrl is None:

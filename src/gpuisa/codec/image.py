@@ -80,6 +80,8 @@ def returns_four(mnemonic: str, gen: int) -> bool:
 def address_dwords(mnemonic: str, gen: int, dim: int, a16: bool) -> int:
     """VGPRs of the address (gfx10+: from dim and a16, getAddrSizeMIMGOp)."""
     a = args_of(mnemonic)
+    if a.bvh:
+        return sum(bvh_arguments(mnemonic, a16))
     if gen < 10:
         # gfx9 has no dim: LLVM's disassembler prints its smallest address variant, the extra
         # arguments, one coordinate and one dword of gradients (gfx9_mimg.txt: image_sample_c_b_cl
@@ -96,8 +98,37 @@ def address_dwords(mnemonic: str, gen: int, dim: int, a16: bool) -> int:
     return words
 
 
+# Ray-tracing (BVH) instructions: the address is node pointer (2 dwords for bvh64), ray extent, origin,
+# direction and inverse direction (3 each; a16 packs direction and inverse direction into 3), and the
+# data 4 dwords (10 for bvh8 and dual: gfx12_dasm_vimage.txt). gfx10 NSA gives every dword its own VGPR
+# (gfx1030_new.txt:78, 12 VGPRs); gfx11+ give each argument one operand (gfx12_dasm_vimage.txt
+# `[v9, v10, v[11:13], v[14:16], v[17:19]]`). LLVM sets dmask 0xf, unorm and r128 and prints none of
+# them (gfx1030_new.txt:99 `image_bvh_intersect_ray v[4:7], v[9:19], s[4:7]` is 0xf1989f01: DMASK 0xf,
+# UNRM 1, R128 1); a16 is the only modifier shown.
+BVH_SET_FIELDS = (("DMASK", 0xF), ("UNRM", 1), ("UNORM", 1), ("R128", 1))
+
+
+def bvh_arguments(mnemonic: str, a16: bool) -> tuple[int, ...]:
+    """Dwords of each address argument of a BVH instruction."""
+    node = 2 if "bvh64" in mnemonic or "bvh8" in mnemonic or "dual" in mnemonic else 1
+    extent = 2 if "bvh8" in mnemonic or "dual" in mnemonic else 1
+    if "bvh8" in mnemonic or "dual" in mnemonic:   # gfx12 `[v[0:1], v[11:12], v[3:5], v[6:8], v9]`
+        return (node, extent, 3, 3, 2 if "dual" in mnemonic else 1)
+    return (node, extent, 3, 3) if a16 else (node, extent, 3, 3, 3)
+
+
+def nsa_sizes(mnemonic: str, addr: int, gen: int, encoding: str) -> list[int]:
+    """VGPRs of each address operand of an NSA form holding `addr` address dwords."""
+    if args_of(mnemonic).bvh and gen >= 11:
+        return list(bvh_arguments(mnemonic, addr < sum(bvh_arguments(mnemonic, False))))
+    slots = addr if gen == 10 else nsa_slots(addr, gen, encoding)
+    return [1] * (slots - 1) + [addr - (slots - 1)]
+
+
 def data_dwords(mnemonic: str, gen: int, dmask: int, tfe: bool, d16: bool) -> int:
     """VGPRs of vdata: one per dmask channel (gather4: 4), halved by packed d16, plus one for tfe."""
+    if args_of(mnemonic).bvh:
+        return 10 if "bvh8" in mnemonic or "dual" in mnemonic else 4
     n = 4 if returns_four(mnemonic, gen) else max(bin(dmask & 0xF).count("1"), 1)
     if d16:
         n = (n + 1) // 2

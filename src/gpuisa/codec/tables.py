@@ -23,7 +23,7 @@ from gpuisa.codec.syntax import generation
 from gpuisa.errors import GpuisaError, NotFoundError
 from gpuisa.sources import layout
 
-TABLES_VERSION = 6
+TABLES_VERSION = 7
 
 # Encodings printed with LLVM's _e32 suffix when the instruction also has a VOP3 (_e64) form.
 E32_ENCODINGS = frozenset({"VOP1", "VOP2", "VOPC"})
@@ -120,6 +120,10 @@ OPERAND_FIELDS: dict[str, tuple[str, ...]] = {
     # VINTERP rows (AMDGPUAsmGFX11.rst v_interp_p10_f32 vdst, vparam, vij, vparam0)
     "vparam": ("SRC0",), "vij": ("SRC1",), "vparam0": ("SRC2",),
     "label": ("SIMM16",), "hwreg": ("SIMM16",), "msg": ("SIMM16",), "waitcnt": ("SIMM16",), "delay": ("SIMM16",),
+    "waitcnt_depctr": ("SIMM16",),
+    # s_atc_probe's permission mask sits where other SMEM rows put sdata (smem.s:27 `s_atc_probe 7, s[4:5], s0`
+    # is [0xc2,0x01,0x98,0xf4,...]: SDATA [12:6] = 7; gfx10_probe.rst "truncated to 7 bits")
+    "probe": ("SDATA",),
 }
 # Fields whose value is an SGPR number divided by the register alignment (vega manual, SMEM/MUBUF tables).
 SCALED_FIELDS = {"SBASE": 2, "SRSRC": 4, "RSRC": 4, "SSAMP": 4, "SAMP": 4}
@@ -543,7 +547,7 @@ def _listed_variants(base: str, encoding: str, rows: dict[str, Row], promoted: b
         plain = rows.get(base) or rows.get(base + "_e32")
         if plain:
             # LLVM prints _e32 when the instruction also has a VOP3 form (gfx12_dasm_vop2.txt: v_add_f64_e32)
-            out["_e32" if base + "_e64" in rows or has_vop3 else ""] = plain
+            out["_e32" if has_vop3 else ""] = plain
         for suffix in ("_dpp", "_sdwa", "_dpp~dpp8"):
             if base + suffix in rows:
                 out[suffix] = rows[base + suffix]
@@ -612,6 +616,7 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
     w64 = (gen < 10) if wave64 is None else wave64
     families, _why = families_for_target(docs, target)
     rows = syntax_rows(docs, families, w64)
+    own = frozenset(rows)     # the target's own pages (other pages' rows only fill gaps)
     for mnemonic, row in fallback_rows(docs, families, w64).items():
         rows.setdefault(mnemonic, row)
     layouts: dict[str, Layout] = {}
@@ -652,11 +657,14 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
         elif encoding in ("VOPD Y", "VOPD3 Y"):
             op_field = "OPY"
         form = Form(name, base, encoding, layout_name, opcode)
+        # whether an e32 form is printed with its suffix: the instruction has a VOP3 form in the catalog or
+        # on the target's own pages, not merely on another target's page (AMDGPUAsmGFX90a.rst lists
+        # v_dot2c_f32_f16_e64; gfx1030 has none: gfx1011_dlops.txt:22 `v_dot2c_f32_f16 v5, v1, v2`)
         form.rows = _variants(base, encoding, rows, name in promoted_names and encoding in VOP3_ENCODINGS, w64,
-                              name in vop3_names, gen >= 11)
+                              name in vop3_names or base + "_e64" in own, gen >= 11)
         if gen >= 12 and _takes_gfx11_row(encoding, base, form.rows.get(""), half_rows.get(base)):
             form.rows = {"": half_rows[base]}
-        elif gen >= 12:   # modifiers GFX12's rows omit and LLVM's tests write (operand_check.MODIFIER_EVIDENCE)
+        else:   # modifiers a page's rows omit and LLVM's tests write (operand_check.MODIFIER_EVIDENCE)
             from gpuisa.codec.operand_check import with_modifier_evidence
 
             form.rows = {v: with_modifier_evidence(r) for v, r in form.rows.items()}

@@ -93,3 +93,76 @@ def _put(ranges: tuple[tuple[int, int], ...], v: int) -> int:
         out |= (v & ((1 << w) - 1)) << lo
         v >>= w
     return out
+
+
+# ------------------------------------------------------------------ s_waitcnt_depctr / s_wait_alu
+
+# Where each dependency counter's wait value sits in SIMM16. LLVM's operand pages (gfx10/gfx1030/
+# gfx11_waitcnt_depctr.rst) give the counters a target has, their ranges and defaults, not their bits;
+# the RDNA2 manual's S_WAITCNT_DEPCTR row gives the bits (amd-isa-manuals/rdna2/README.md:3217:
+# "va_vdst <= SIMM16[15:12] ... sa_sdst == 0 || SIMM16[0] == 1"), and LLVM's tests agree
+# (gfx1030_new.txt:126 `depctr_hold_cnt(0)` is 0xff1f: bit 7 clear; gfx10_sopp.txt:317
+# `depctr_va_vdst(0)` is 0x0f1f: bits 15:12 clear).
+DEPCTR_MANUAL = "amd-isa-manuals/rdna2/README.md:3217"
+DEPCTR_BITS: dict[str, tuple[int, int]] = {
+    "va_vdst": (15, 12), "va_sdst": (11, 9), "va_ssrc": (8, 8), "hold_cnt": (7, 7),
+    "vm_vsrc": (4, 2), "va_vcc": (1, 1), "sa_sdst": (0, 0),
+}
+_DEPCTR_ROW = re.compile(r"^\s*depctr_([a-z_]+)\(<\*N\*>\)\s.*?\s(\d+)\.\.(\d+)\s+(\d+)\s*$")
+
+DepctrFields = tuple[tuple[str, tuple[int, int], int, int], ...]    # (name, bits, max, default)
+
+
+@functools.lru_cache(maxsize=16)
+def depctr_fields_of(docs_dir: Path, page: str) -> DepctrFields:
+    """The counters of a waitcnt_depctr page in its order (llvm-mc prints them in that order):
+    (name, bits from DEPCTR_BITS, the page's largest value, the page's default)."""
+    path = docs_dir / "AMDGPU" / f"{page.removeprefix('amdgpu_synid_')}.rst"
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = _DEPCTR_ROW.match(line)
+        if m is None:
+            continue
+        name, top, default = m.group(1), int(m.group(3)), int(m.group(4))
+        bits = DEPCTR_BITS.get(name)
+        if bits is None or top != (1 << (bits[0] - bits[1] + 1)) - 1:
+            raise ValueError(f"{path}: depctr_{name} 0..{top} does not match {DEPCTR_MANUAL}")
+        out.append((name, bits, top, default))
+    if not out:
+        raise ValueError(f"{path} has no depctr counter table")
+    return tuple(out)
+
+
+def depctr_default(fields: DepctrFields) -> int:
+    """SIMM16 with every counter at its default (bits no counter uses are clear)."""
+    return sum(d << lo for _n, (_hi, lo), _t, d in fields)
+
+
+def depctr_to_text(fields: DepctrFields, value: int) -> str:
+    """llvm-mc's spelling (AMDGPUInstPrinter::printDepCtr): the counters off their default, all of them
+    when none is, or hex when a bit no counter uses is set (gfx1030_new.txt:114 `s_waitcnt_depctr 0x20`)."""
+    used = sum(((1 << (hi - lo + 1)) - 1) << lo for _n, (hi, lo), _t, _d in fields)
+    if value & ~used & 0xFFFF:
+        return f"0x{value:x}"
+    vals = [(n, (value >> lo) & top, d) for n, (_hi, lo), top, d in fields]
+    shown = [(n, v) for n, v, d in vals if v != d] or [(n, v) for n, v, _d in vals]
+    return " ".join(f"depctr_{n}({v})" for n, v in shown)
+
+
+def depctr_from_text(fields: DepctrFields, text: str) -> int:
+    """The SIMM16 of `depctr_va_vdst(1) & depctr_sa_sdst(0), ...` (absent counters at their default)."""
+    by_name = {n: (bits, top) for n, bits, top, _d in fields}
+    rest = _TERM.sub("", text)
+    if rest.replace("&", "").replace(",", "").strip():
+        raise ValueError(f"{text!r} is not a depctr expression")
+    value = depctr_default(fields)
+    for name, arg in _TERM.findall(text):
+        key = name.removeprefix("depctr_")
+        if not name.startswith("depctr_") or key not in by_name:
+            raise ValueError(f"{name} is not a dependency counter on this target")
+        (_hi, lo), top = by_name[key]
+        n = int(arg, 0)
+        if not 0 <= n <= top:
+            raise ValueError(f"{name}({arg}) exceeds {top}")
+        value = (value & ~(top << lo)) | (n << lo)
+    return value
