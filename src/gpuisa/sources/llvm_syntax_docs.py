@@ -449,6 +449,12 @@ MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX908.rst", 64, "v_dot2c_f32_f16_dpp"),
         f"{_MC}/xdl-insts-gfx1011-gfx1012.s:9", "v_dot2c_f32_f16_dpp v5, -v1, v2 quad_perm:[0,1,2,3] row_mask:0x0 "
         "bank_mask:0x0", neg_abs=True, neg_abs_on="vsrc"),
+    "gfx10 buffer store dlc": ModifierEvidence(
+        ("GFX10", "GFX1030"), "MUBUF", r"^buffer_store_", ("dlc",),
+        "GFX10's and GFX1030's buffer_store rows list glc and slc but no dlc, which their loads list; the tests "
+        "write dlc on stores and encode it in bit 15 (DLC)",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX10.rst", 761, "buffer_store_byte"),
+        f"{_MC}/gfx10_asm_mubuf.s:1813", "buffer_store_byte v1, off, s[12:15], s4 offset:4095 dlc"),
 }
 
 
