@@ -12,6 +12,7 @@ PTX file and ptxas's per-line errors tell them apart.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -215,7 +216,7 @@ class Choice:
 
 _OPTIONAL_FOR = (("cache_policy", "cache_hint"), ("ctamask", "multicast"), ("bytemask", "cp_mask"),
                  ("im2colinfo", ".im2col"), ("ignorebytes", "ignore_oob"), ("scale-factor", "scaled"),
-                 ("gaddrtooverride", "global_address"), ("attributeoverrideinfo", "override_attribute"),
+                 ("gaddrtooverride", "global_address"), ("attributeoverrideinfo", "override::global_dim"),
                  ("reportvalue", "phase_type::primary"))
 
 
@@ -419,10 +420,12 @@ def render(mnemonic: str, ops: list[Op], choices: list[Choice], guard: str = "")
             regs += [(a, ch.cls), (b, "pred")]
             parts.append(f"{a}|{b}")
         elif ch.kind == "vec" and (op.kind != "vec" or all(e.kind == "name" for e in op.elems)):
-            n = counts.get(ch.cls, 0)
-            names = [_NAMES[ch.cls][i] if i < _POOL else f"{_PREFIX[ch.cls]}{i}" for i in range(n, n + ch.length)]
-            counts[ch.cls] = n + ch.length
-            regs.extend((r, ch.cls) for r in names)
+            cls = ch.cls
+            n = counts.get(cls, 0)
+            end = n + ch.length
+            names = _NAMES[cls][n:end] if end <= _POOL else [f"{_PREFIX[cls]}{i}" for i in range(n, end)]
+            counts[cls] = end
+            regs.extend(zip(names, itertools.repeat(cls)))
             parts.append("{" + ", ".join(names) + "}")
         elif ch.kind == "vec":
             elems = []
@@ -493,6 +496,8 @@ def _render_mem(op: Op, ch: Choice, reg: Callable[[str], str], regs: list[tuple[
             out.append("{" + ", ".join(vr) + "}")
         elif e.kind == "lit":
             out.append(e.text)
+        elif e.kind == "name" and e.text.lower() == "attributeoverrideinfo":
+            out += _override_info(modifiers, dims, reg, regs)
         elif e.kind == "name" and "coord" in e.text.lower():
             vr = []
             for _ in range(dims):
@@ -501,10 +506,35 @@ def _render_mem(op: Op, ch: Choice, reg: Callable[[str], str], regs: list[tuple[
                 vr.append(r)
             out.append("{" + ", ".join(vr) + "}")
         else:
-            r = reg("b64" if "off" in e.text.lower() or "map" in e.text.lower() else "b32")
+            low = e.text.lower()
+            # the 64-bit gAddrToOverride (asynchronous-copy.md:1339) and offsets; a 32-bit endpoint
+            # identifier tensorMapLeId (fabric-operations.md:465)
+            wide = ("off" in low or "map" in low or low.startswith("gaddr")) and not low.endswith("leid")
+            r = reg("b64" if wide else "b32")
             regs.append((r, "b64" if r.startswith("%rd") else "b32"))
             out.append(r)
     return "[" + ", ".join(out) + "]" + (f".{op.suffix}" if op.suffix else "")
+
+
+def _override_info(modifiers: tuple[str, ...], dims: int, reg: Callable[[str], str],
+                   regs: list[tuple[str, str]]) -> list[str]:
+    """The `attributeOverrideInfo` operand, per 9.7.10.28.5.2.2 Tables 34 and 35
+    (asynchronous-copy.md:1365-1378): with `.override::global_dim`, tensorSizeToOverride, a vector of
+    `.dim` .b16 registers; with `.override::global_dim_stride` also tensorLowerStrideToOverride
+    (`.dim - 1` .b32 registers) and tensorUpperStrideToOverride (one .b16 register)."""
+    text = "".join(modifiers)
+
+    def vector(cls: str, n: int) -> str:
+        names = [reg(cls) for _ in range(n)]
+        regs.extend((r, cls) for r in names)
+        return "{" + ", ".join(names) + "}"
+    if ".override::global_dim_stride" in text:
+        upper = reg("b16")
+        regs.append((upper, "b16"))
+        return [vector("b16", dims), vector("b32", dims - 1), upper]
+    if ".override::global_dim" in text:
+        return [vector("b16", dims)]
+    return []
 
 
 def declarations(regs: dict[str, int]) -> str:

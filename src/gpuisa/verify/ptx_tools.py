@@ -4,6 +4,8 @@ The tools come from pip (`nvidia-cuda-nvcc`, `nvidia-cuda-cuobjdump`, `nvidia-cu
 all 13.5.37) inside site-packages/nvidia/cu13/bin; $GPUISA_PTXAS and $GPUISA_CUOBJDUMP override.
 Every run is cached under gpuisa.paths.cache_dir()/ptxas, keyed by the tool version, the
 arguments and the PTX text, so a second verification of the same manual runs no tool at all.
+What ptxas said about each test line is also kept on its own (LineCache, keyed by the line, the
+file header it sat under and the check mode), so a changed form list re-asks only its new lines.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ import hashlib
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import tempfile
 import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,10 +102,12 @@ class Runner:
         h = hashlib.sha256(f"{self.tools.version}\0{arch}\0{int(sass)}\0{text}".encode()).hexdigest()
         return self.cache / h[:2] / f"{h}.json"
 
-    def compile(self, text: str, arch: str, sass: bool = False, header_lines: int = 0) -> Run:
-        """Assemble PTX `text` for `arch` (sm_XX, or compute_XX for a parse-only check)."""
+    def compile(self, text: str, arch: str, sass: bool = False, keep: bool = True) -> Run:
+        """Assemble PTX `text` for `arch` (sm_XX, or compute_XX for a parse-only check); `keep`: cache
+        the run as a whole (False where the caller keeps its answers per line)."""
         path = self._key(text, arch, sass)
-        if self.use_cache and path.is_file():
+        keep = keep and self.use_cache
+        if keep and path.is_file():
             try:
                 data = json.loads(path.read_text())
                 with self._lock:
@@ -110,7 +116,7 @@ class Runner:
             except (OSError, ValueError, KeyError):
                 pass
         data = self._run(text, arch, sass)
-        if self.use_cache and not data.get("failed"):       # a hang or crash may not happen again
+        if keep and not data.get("failed"):       # a hang or crash may not happen again
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
             tmp.write_text(json.dumps(data))
@@ -181,3 +187,83 @@ def _decode(data: dict) -> Run:
             header.append(raw.strip())
     return Run(int(data.get("rc", -1)), messages, header, str(data.get("sass", "")), tuple(fatal),
                str(data.get("failed", "")))
+
+
+class LineCache:
+    """ptxas's answer per test line, in SQLite under the tool version's cache folder.
+
+    A line's messages do not depend on the lines around it (each is a self-contained block), so
+    the key is (check mode and arch, the file header the line sat under, the line): a new form
+    list asks ptxas only about lines it never saw. Answers repeat ("Arguments mismatch for
+    instruction 'mma'" for thousands of lines), so each distinct answer is stored once. A damaged
+    or unwritable cache is dropped and the verification goes on uncached.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "lines.sqlite"
+        self._db: sqlite3.Connection | None = None
+        self._failed = False
+        self._ids: dict[str, int] = {}
+
+    def _conn(self) -> sqlite3.Connection | None:
+        if self._db is None and not self._failed:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(self.path, timeout=60)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("CREATE TABLE IF NOT EXISTS answers (id INTEGER PRIMARY KEY, messages TEXT UNIQUE)")
+                db.execute("CREATE TABLE IF NOT EXISTS lines (key BLOB PRIMARY KEY, answer INTEGER) WITHOUT ROWID")
+                self._db = db
+            except (sqlite3.Error, OSError):
+                self._failed = True
+        return self._db
+
+    @staticmethod
+    def key(setting: str, line: str) -> bytes:
+        return hashlib.blake2b(f"{setting}\0{line}".encode(), digest_size=12).digest()
+
+    def get_many(self, keys: Sequence[bytes]) -> dict[bytes, tuple[str, ...]]:
+        db = self._conn()
+        out: dict[bytes, tuple[str, ...]] = {}
+        if db is None:
+            return out
+        try:
+            texts: dict[int, tuple[str, ...]] = {}
+            for i in range(0, len(keys), 900):
+                chunk = keys[i:i + 900]
+                marks = ",".join("?" * len(chunk))
+                for key, answer in db.execute(f"SELECT key, answer FROM lines WHERE key IN ({marks})", chunk):
+                    if answer not in texts:
+                        row = db.execute("SELECT messages FROM answers WHERE id = ?", (answer,)).fetchone()
+                        texts[answer] = tuple(json.loads(row[0])) if row else ()
+                    out[key] = texts[answer]
+        except (sqlite3.Error, ValueError, TypeError):
+            self._drop()
+        return out
+
+    def put_many(self, rows: Iterable[tuple[bytes, tuple[str, ...]]]) -> None:
+        db = self._conn()
+        if db is None:
+            return
+        try:
+            with db:                                   # one transaction: all or nothing
+                out: list[tuple[bytes, int]] = []
+                for key, msgs in rows:
+                    text = json.dumps(list(msgs))
+                    if text not in self._ids:
+                        db.execute("INSERT OR IGNORE INTO answers (messages) VALUES (?)", (text,))
+                        self._ids[text] = db.execute("SELECT id FROM answers WHERE messages = ?", (text,)).fetchone()[0]
+                    out.append((key, self._ids[text]))
+                db.executemany("INSERT OR REPLACE INTO lines VALUES (?, ?)", out)
+        except sqlite3.Error:
+            self._drop()
+
+    def _drop(self) -> None:
+        if self._db is not None:
+            self._db.close()
+        self._db, self._failed = None, True
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None

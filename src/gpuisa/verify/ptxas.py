@@ -37,7 +37,7 @@ from pathlib import Path
 from gpuisa.model_ptx import PtxErratum, PtxForm, PtxInstruction, PtxManual, PtxVerdict, PtxVerification
 from gpuisa.sources.ptx_syntax import example_statements, is_state_space, is_type, split_form
 from gpuisa.verify import ptx_operands as po
-from gpuisa.verify.ptx_tools import Run, Runner, Tools, find_tools
+from gpuisa.verify.ptx_tools import LineCache, Run, Runner, Tools, find_tools
 
 Progress = Callable[[str, int, int], None]
 
@@ -56,6 +56,9 @@ ALT_SOLVE_TARGETS = ("sm_100a", "sm_90a", "sm_120a", "sm_107a", "sm_103a", "sm_1
 LINES_PER_FILE = 2500
 MAX_CANDIDATES = 200          # rows tried per operand shape and search round
 KERNELS_PER_FILE = 120
+# slices of each search round's candidate rows, asked in turn (ptxas's own fix first, then its nearest
+# neighbours): a form solved by an early slice is not rendered or asked with the later ones
+WAVES = ((0, 1), (1, 12), (12, 80), (80, None))
 
 _REQUIREMENT = re.compile(r"requires PTX ISA|requires \.target|not supported on \.target|cannot be compiled "
                           r"for architecture|texmode|requires \.target sm_|not supported on target")
@@ -83,9 +86,6 @@ def crash_message(failed: str) -> str:
     return f"tool failed: {failed} on this line"
 
 
-def _line_key(line: str, setting: tuple[str, str, bool]) -> bytes:
-    """A short key for (line, version, target, parse-only): the engine remembers millions of them."""
-    return hashlib.blake2b(f"{setting}\0{line}".encode(), digest_size=16).digest()
 
 
 def _chunks(items: list[int], size: int) -> list[list[int]]:
@@ -244,6 +244,7 @@ class _Engine:
         # try a row again, later stages ask about the same line; and the errors of the files' own header
         self._answers: dict[bytes, tuple[str, ...]] = {}
         self._headers: dict[tuple[str, str, bool], list[str]] = {}
+        self.lines = LineCache(runner.cache) if runner.use_cache else None      # the same, kept across runs
         self.versions = tool_versions(runner.tools)
         self.max_version = self.versions[-1]
         self.generic, self.special = tool_targets(runner.tools)
@@ -254,7 +255,7 @@ class _Engine:
 
         def one(i: int) -> tuple[int, Run]:
             text, arch, sass = jobs[i]
-            return i, self.runner.compile(text, arch, sass)
+            return i, self.runner.compile(text, arch, sass, keep=self.lines is None or sass)
 
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             for i, run in pool.map(one, range(len(jobs))):
@@ -273,15 +274,16 @@ class _Engine:
         """
         per_line: list[list[str] | None] = [None] * len(lines)
         setting = (version, target, parse_only)
+        mode = self._mode("check", version, target, parse_only)
+        keys = [LineCache.key(mode, line) for line in lines]
+        known = self._recall(keys, mode, setting)
         header: list[str] = list(self._headers.get(setting, ()))
         todo: list[int] = []
-        keys = [_line_key(line, setting) for line in lines]
         for k, key in enumerate(keys):       # a line's messages do not depend on the lines around it
-            known = self._answers.get(key)
-            if known is None:
-                todo.append(k)
+            if key in known:
+                per_line[k] = list(known[key])
             else:
-                per_line[k] = list(known)
+                todo.append(k)
         chunks = _chunks(todo, LINES_PER_FILE)
         while chunks:
             jobs = [(_test_file([lines[k] for k in chunk], version, target, True)[0], _arch(target, parse_only),
@@ -319,21 +321,55 @@ class _Engine:
                 if run.rc != 0 and not any(run.messages.values()) and not run.header_errors:
                     header.append("ptxas failed without a message")
             chunks = split + _chunks(again, LINES_PER_FILE)     # halves of a crashed file stay apart
-        for k in todo:
-            got = per_line[k]
-            if got is not None and not any(m.startswith(("ptxas stopped before", "tool failed: ")) and
-                                           not m.endswith(" on this line") for m in got):
-                self._answers[keys[k]] = tuple(got)
-        if header:
-            self._headers[setting] = list(dict.fromkeys(header))
-        return [m or [] for m in per_line], list(dict.fromkeys(header))
+        header = list(dict.fromkeys(header))
+        if todo:
+            self._headers[setting] = header
+            self._remember([(keys[k], per_line[k]) for k in todo], (LineCache.key(mode, ""), header))
+        return [m or [] for m in per_line], header
+
+    def _mode(self, stage: str, version: str, target: str, parse_only: bool) -> str:
+        """What a line's answer depends on besides itself: the check, the arch and the file's header."""
+        return f"{stage}\0{_arch(target, parse_only)}\0{_test_file([], version, target, stage == 'check')[0]}"
+
+    def _recall(self, keys: list[bytes], mode: str,
+                setting: tuple[str, str, bool] | None = None) -> dict[bytes, tuple[str, ...]]:
+        """Answers known for these lines, in memory or on disk (with the errors of their file's header,
+        which are stored with them)."""
+        known = {k: self._answers[k] for k in keys if k in self._answers}
+        missing = [k for k in dict.fromkeys(keys) if k not in known]
+        if missing and self.lines is not None:
+            header_key = LineCache.key(mode, "")
+            stored = self.lines.get_many([*missing, header_key])
+            header = stored.pop(header_key, None)
+            if stored and header is not None:
+                self._answers.update(stored)
+                known.update(stored)
+                if setting is not None:
+                    self._headers[setting] = list(dict.fromkeys([*self._headers.get(setting, ()), *header]))
+        return known
+
+    def _remember(self, answers: list[tuple[bytes, list[str] | None]], header: tuple[bytes, list[str]]) -> None:
+        """Keep final answers (not "ptxas stopped before this line", not a tool failure of a whole file)."""
+        rows = [(k, tuple(got)) for k, got in answers if got is not None and not any(
+            m.startswith(("ptxas stopped before", "tool failed: ", "not proven")) and not m.endswith(" on this line")
+            for m in got)]
+        self._answers.update(rows)
+        if self.lines is not None and rows:
+            self.lines.put_many([*rows, (header[0], tuple(header[1]))])
 
     def prove(self, lines: list[str], version: str, target: str, stage: str) -> list[list[str]]:
         """Assemble (with code generation) until every line is either in a file ptxas accepts
         (exit status 0: proven, empty list) or has messages of its own. ptxas sometimes leaves a
         bad line unreported in a large file, so a missing message alone proves nothing."""
         result: list[list[str] | None] = [None] * len(lines)
-        todo = [list(range(len(lines)))] if lines else []
+        mode = self._mode("prove", version, target, False)
+        keys = [LineCache.key(mode, line) for line in lines]
+        known = self._recall(keys, mode)
+        for k, key in enumerate(keys):
+            if key in known:
+                result[k] = list(known[key])
+        asked = [k for k in range(len(lines)) if result[k] is None]
+        todo = [asked] if asked else []
         while todo:
             groups = [g[i:i + 400] for g in todo for i in range(0, len(g), 400)]
             jobs = [(_test_file([lines[k] for k in g], version, target)[0], _arch(target, False), False)
@@ -371,6 +407,8 @@ class _Engine:
                         todo += [g[:len(g) // 2], g[len(g) // 2:]]
                 elif rest:
                     todo.append(rest)
+        if asked:
+            self._remember([(keys[k], result[k]) for k in asked], (LineCache.key(mode, ""), []))
         return [r if r is not None else ["not proven"] for r in result]
 
     def broken(self, version: str, target: str, parse_only: bool, handles: bool) -> bool:
@@ -585,7 +623,7 @@ def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str,
     for round_no in range(8):                                 # does not change, so a row is tried once
         if not pending:
             return
-        batches: dict[tuple[str, str], list[tuple[_Case, int, list[po.Choice], po.Rendered]]] = {}
+        plans: list[tuple[_Case, int, list[po.Op], list[list[po.Choice]]]] = []
         leaders: dict[tuple, _Case] = {}
         for c in pending:
             variants = c.variants or [(c.ops, c.choices)]
@@ -607,8 +645,16 @@ def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str,
                     rows = _candidates(c, ops, row, msgs, searched[mine])
                 else:
                     continue
-                seen = asked.setdefault(mine, set())
-                for row in rows:
+                plans.append((c, vi, ops, rows))
+        solved: set[tuple[str, str]] = set()
+        improved: set[tuple[tuple[str, str], int]] = set()
+        for lo, hi in WAVES:                     # the likeliest rows first: a form solved early skips the rest
+            batches: dict[tuple[str, str], list[tuple[_Case, int, list[po.Choice], po.Rendered]]] = {}
+            for c, vi, ops, rows in plans:
+                if c.key in solved:
+                    continue
+                seen = asked.setdefault((c.key, vi), set())
+                for row in rows[lo:hi]:
                     row_key = tuple(row)
                     if row_key in seen:
                         continue
@@ -621,24 +667,22 @@ def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str,
                         continue
                     seen.add(r.text)
                     batches.setdefault(at(c), []).append((c, vi, row, r))
-        solved: set[tuple[str, str]] = set()
-        improved: set[tuple[tuple[str, str], int]] = set()
-        for (version, target), batch in sorted(batches.items()):
-            msgs, _ = engine.check([po.block(r) for _, _, _, r in batch], version, target,
-                                   f"operands {round_no + 1}", parse_only)
-            for (c, vi, row, r), m in zip(batch, msgs, strict=True):
-                if c.key in solved:
-                    continue
-                if _classify(m) == "ok":
-                    c.choices, c.rendered, c.line, c.state = row, r, po.block(r), "typed"
-                    c.ops = (c.variants or [(c.ops, c.choices)])[vi][0]
-                    solved.add(c.key)
-                    solutions.setdefault(_group_key(c, vi), []).append(row)
-                    continue
-                score = _badness(m)
-                if (c.key, vi) not in best or score < best[(c.key, vi)][0]:
-                    best[(c.key, vi)] = (score, row, m)
-                    improved.add((c.key, vi))
+            for (version, target), batch in sorted(batches.items()):
+                msgs, _ = engine.check([po.block(r) for _, _, _, r in batch], version, target,
+                                       f"operands {round_no + 1}", parse_only)
+                for (c, vi, row, r), m in zip(batch, msgs, strict=True):
+                    if c.key in solved:
+                        continue
+                    if _classify(m) == "ok":
+                        c.choices, c.rendered, c.line, c.state = row, r, po.block(r), "typed"
+                        c.ops = (c.variants or [(c.ops, c.choices)])[vi][0]
+                        solved.add(c.key)
+                        solutions.setdefault(_group_key(c, vi), []).append(row)
+                        continue
+                    score = _badness(m)
+                    if (c.key, vi) not in best or score < best[(c.key, vi)][0]:
+                        best[(c.key, vi)] = (score, row, m)
+                        improved.add((c.key, vi))
         still: list[_Case] = []
         for c in pending:
             if c.key in solved:
@@ -1184,6 +1228,8 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
             feature_version=c.feature_version if c.confirmed else None,
             sm=c.sm if c.confirmed else (), message=msg, ptx_line=c.rendered.text if c.rendered else "",
             sass=tuple(sorted(c.sass.items())), documented=c.documented, tool=tools.label)
+    if engine.lines is not None:
+        engine.lines.close()
     result.errata = _errata(cases)
     result.undocumented_forms = [c.form for c in cases if not c.documented and c.confirmed]
     result.ptxas_calls = runner.ptxas_calls
