@@ -256,6 +256,12 @@ def test_second_run_is_served_from_the_cache(manual, tmp_path: Path):
     second = verify_manual(manual, sections=["9.7.1.5", "9.7.1.8"], cache=tmp_path, sass_targets=())
     assert first.ptxas_calls > 0 and second.ptxas_calls == 0 and second.cache_hits > 0
     assert {k: v.sm for k, v in first.verdicts.items()} == {k: v.sm for k, v in second.verdicts.items()}
+    # another form list (one section of the two) is a new whole result, but ptxas's answers are kept per
+    # line: nothing is asked again, and the section's verdicts are the same
+    third = verify_manual(manual, sections=["9.7.1.8"], cache=tmp_path, sass_targets=())
+    assert third.ptxas_calls == 0 and third.verdicts
+    assert {k: (v.status, v.ptx_version, v.sm) for k, v in third.verdicts.items()} == {
+        k: (v.status, v.ptx_version, v.sm) for k, v in first.verdicts.items() if k[0] == "9.7.1.8"}
 
 
 @pytest.mark.slow

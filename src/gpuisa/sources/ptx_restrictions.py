@@ -111,6 +111,7 @@ _MM_FLOATS = (".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64", ".e5m2", ".e
               ".e4m3x2", ".e4m3x4")
 _VECS = (".v2", ".v4", ".v8")
 _TCGEN05_MMA = ("tcgen05.mma", "tcgen05.mma.sp")
+_SCALE_VECTORSIZE = (".scale_vec::1X", ".scale_vec::2X", ".scale_vec::4X", ".block16", ".block32")   # :1843
 _TCGEN05_FILE = "9-instruction-set/9.7.18.10-tensorcore-5th-generation-matrix-multiply-and-accumulate-operations.md"
 _MMA_FILE = "9-instruction-set/9.7.16.5-matrix-multiply-accumulate-operation-usingmmainstruction.md"
 _WMMA_FILE = "9-instruction-set/9.7.16.4-matrix-multiply-accumulate-operation-usingwmmainstructions.md"
@@ -387,6 +388,14 @@ PROSE_RESTRICTIONS: tuple[Restriction, ...] = (
         "tcgen05-block16", _TCGEN05_MMA, _TCGEN05_FILE, 933, (".block16", ".kind::mxf4nvf4"),
         "Table 68: .block16 with .kind::mxf4nvf4 only", span=2, when=(".block16",), check="among",
         among=(".kind::*",), allowed=(".kind::mxf4nvf4",)),
+    Restriction(
+        "tcgen05-mxf4nvf4-scale-vectorsize", ("tcgen05.mma",), _TCGEN05_FILE, 2033,
+        ("For `.kind::mxf4nvf4`, the qualifier `.scale_vectorsize` must be explicitly specified",),
+        ".kind::mxf4nvf4 names its .scale_vectorsize", when=(".kind::mxf4nvf4",), needs=_SCALE_VECTORSIZE),
+    Restriction(
+        "tcgen05-sp-mxf4nvf4-scale-vectorsize", ("tcgen05.mma.sp",), _TCGEN05_FILE, 2322,
+        ("For `.kind::mxf4nvf4`, the qualifier `.scale_vectorsize` must be explicitly specified",),
+        ".kind::mxf4nvf4 names its .scale_vectorsize", when=(".kind::mxf4nvf4",), needs=_SCALE_VECTORSIZE),
     # ldmatrix / stmatrix: element size per shape, matrices per shape, .trans where mandatory
     Restriction(
         "ldmatrix-m8n8-b16", ("ldmatrix",), _MMA_FILE, 2241, ("`.m8n8`", "16-bit"),

@@ -166,6 +166,11 @@ GEOMETRY_COORDS = {"1d": 1, "2d": 2, "3d": 4, "a1d": 2, "a2d": 4, "cube": 4, "ac
 # are .dtype and the selector c is the second type (.s32 or .f32).
 OPERAND_TYPE_POSITIONS = {"slct": (0, 0, 0, 1)}
 
+# Operands whose register class the manual fixes whatever the form's type ("" keeps the form's type).
+# 9.7.1.20 bfe (bfe.md:31): "Operands b and c are type .u32"; 9.7.1.21 bfi (bfi.md:30): "Operands c
+# and d are type .u32" (bfe.u64 %rd0, %rd1, %r0, %r1).
+OPERAND_CLASSES = {"bfe": ("", "", "b32", "b32"), "bfi": ("", "", "", "b32", "b32")}
+
 # Operands the syntax names abstractly, rendered as the simplest thing ptxas accepts; the test
 # module declares `.func gpuisa_f()` (9.7.14.5 call: "call{.uni} func;" with no parameters) and a
 # branch target is a label right after the branch in the same block (9.7.14.3 bra: "bra{.uni} tgt;").
@@ -246,6 +251,10 @@ def first_choices(ops: list[Op], types: tuple[str, ...], modifiers: tuple[str, .
                 out[i] = Choice("vec", cls="b32", length=grad)
         return out
     out = _vector_data(ops, _by_types(ops, types, modifiers), modifiers)
+    fixed = OPERAND_CLASSES.get(name)
+    if fixed and len(fixed) == len(ops):
+        out = [Choice("reg", cls=cls) if cls and op.kind == "name" else ch
+               for op, ch, cls in zip(ops, out, fixed, strict=True)]
     for i, op in enumerate(ops):
         n = fragment_length(name, op.text, modifiers, types) if op.kind == "name" else None
         if n:
