@@ -136,6 +136,8 @@ class _Case:
     variants: list[tuple[list[po.Op], list[po.Choice]]] = field(default_factory=list)
     first_message: str = ""         # what ptxas said at the main solve target
     excluded: str = ""              # a combination the manual's prose forbids: the rule (only asked, never a form)
+    parent: tuple[str, str] | None = None   # an undocumented sibling: the documented form whose operands it takes
+    solved_at: tuple[str, str] | None = None  # (version, target) where its operands drew no complaint
 
 
 def _operand_text(form: PtxForm, instr: PtxInstruction) -> str:
@@ -675,6 +677,7 @@ def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str,
                         continue
                     if _classify(m) == "ok":
                         c.choices, c.rendered, c.line, c.state = row, r, po.block(r), "typed"
+                        c.solved_at = (version, target)
                         c.ops = (c.variants or [(c.ops, c.choices)])[vi][0]
                         solved.add(c.key)
                         solutions.setdefault(_group_key(c, vi), []).append(row)
@@ -910,10 +913,11 @@ def _exclusion_answer(c: _Case) -> tuple[str, str]:
 _SIBLINGS = {"u": ("s", "b"), "s": ("u", "b"), "b": ("u", "s")}
 
 
-def _sibling_forms(instr: PtxInstruction) -> list[PtxForm]:
-    """Forms that swap one integer type for its signed/unsigned/bit sibling, absent from the manual."""
+def _sibling_forms(instr: PtxInstruction) -> list[tuple[PtxForm, PtxForm]]:
+    """(documented form, sibling): forms that swap one integer type for its signed/unsigned/bit
+    sibling, absent from the manual."""
     known = {f.form.lower() for f in instr.forms}
-    out: list[PtxForm] = []
+    out: list[tuple[PtxForm, PtxForm]] = []
     for f in instr.forms:
         if f.origin != "syntax":
             continue
@@ -928,10 +932,34 @@ def _sibling_forms(instr: PtxInstruction) -> list[PtxForm]:
                 if form.lower() in known:
                     continue
                 known.add(form.lower())
-                out.append(replace(f, form=form, modifiers=tuple(mods),
-                                   types=tuple(x for x in mods if x in f.types or x == mods[i]),
-                                   documented_version=None, documented_sm=(), origin="ptxas"))
+                out.append((f, replace(f, form=form, modifiers=tuple(mods),
+                                       types=tuple(x for x in mods if x in f.types or x == mods[i]),
+                                       documented_version=None, documented_sm=(), origin="ptxas")))
     return out
+
+
+def _follow(followers: list[_Case], by_key: dict[tuple[str, str], _Case], engine: _Engine) -> None:
+    """Ask about each sibling once, with its documented form's operands where that form found them:
+    a sibling type has the same register class (.s32 for .u32), so other operands would not make
+    ptxas take it; a sibling it refuses so is not a form, and needs no operand search of its own."""
+    batches: dict[tuple[str, str], list[tuple[_Case, po.Rendered]]] = {}
+    for c in followers:
+        parent = by_key.get(c.parent) if c.parent else None
+        if parent is None or parent.rendered is None or parent.solved_at is None:
+            c.state, c.message = "rejected", "its documented form found no operands ptxas accepts"
+            continue
+        c.ops, c.choices, c.variants = parent.ops, parent.choices, [(parent.ops, parent.choices)]
+        try:
+            batches.setdefault(parent.solved_at, []).append((c, po.render(c.form.form, c.ops, c.choices)))
+        except (IndexError, ValueError):
+            c.state, c.message = "rejected", "its documented form's operands do not fit it"
+    for (version, target), batch in sorted(batches.items()):
+        msgs, _ = engine.check([po.block(r) for _, r in batch], version, target, "siblings")
+        for (c, r), m in zip(batch, msgs, strict=True):
+            if _classify(m) == "ok":
+                c.rendered, c.line, c.state, c.solved_at = r, po.block(r), "typed", (version, target)
+            else:
+                c.state, c.message = "rejected", "; ".join(dict.fromkeys(m))
 
 
 # ---------------------------------------------------------------- stage 6: SASS
@@ -1194,9 +1222,15 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
             return cached
     cases = [_make_case(i, f) for i in instrs for f in i.forms]
     if undocumented:
-        cases += [_make_case(i, f, documented=False) for i in instrs for f in _sibling_forms(i)]
+        for i in instrs:
+            for parent, f in _sibling_forms(i):
+                cases.append(_make_case(i, f, documented=False))
+                cases[-1].parent = (i.section, parent.form)
     asked = _exclusion_cases(instrs, cases)
     _beyond(cases, engine)
+    followers = [c for c in cases if c.parent and not c.excluded and c.state == "solving"]
+    for c in followers:
+        c.state = "following"                 # asked after their documented forms, with those operands
     _solve(cases, engine)
     for target in (t for t in ALT_SOLVE_TARGETS if t in engine.special):
         retry = [c for c in cases if c.state == "rejected" and _documented_target(c, engine)[1] != target and (
@@ -1207,6 +1241,7 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
         for c in retry:
             if c.state == "rejected" and c.first_message:
                 c.message = c.first_message
+    _follow(followers, {c.key: c for c in cases if c.documented}, engine)
     for rule, c in asked:                 # asked once at the solve targets; they are no forms to date
         result.exclusions[(c.key[0], rule)] = _exclusion_answer(c)
     for _, c in asked:
@@ -1247,7 +1282,7 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
 
 # ---------------------------------------------------------------- whole-result cache
 
-VERIFIER_VERSION = "5"         # bump when the stages change what they conclude
+VERIFIER_VERSION = "6"         # bump when the stages change what they conclude
 
 
 def _result_key(tools: Tools, instrs: list[PtxInstruction], sass: tuple[str, ...], undocumented: bool) -> str:
