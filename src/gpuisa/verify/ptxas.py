@@ -29,7 +29,7 @@ import os
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -524,24 +524,23 @@ def _shape_lengths(modifiers: tuple[str, ...]) -> list[int]:
 
 
 def _candidates(case: _Case, ops: list[po.Op], base: list[po.Choice], msgs: list[str],
-                round_no: int) -> list[list[po.Choice]]:
-    """Rows to try next: ptxas's own hints first, then vector shapes, then one or two changes."""
+                round_no: int) -> Iterator[list[po.Choice]]:
+    """Rows to try next: ptxas's own hints first, then vector shapes, then one or two changes (lazily:
+    a form solved by the first few is never given the rest)."""
     fixed, vec_args = _guided(base, msgs)
     shape = tuple(n for n in _shape_lengths(case.form.modifiers)[4:] if n > 4)
     if not vec_args and shape and round_no == 1:       # matrix fragments: try every register operand as a vector
         vec_args = [i for i, (op, ch) in enumerate(zip(ops, fixed, strict=True))
                     if op.kind in ("name", "vec") and ch.kind in ("reg", "vec") and ch.cls != "pred"][:4]
     classes = ["b32"] + [c for c in ("b64", "b16") if c in {po.type_class(t) for t in case.form.types}]
-    out: list[list[po.Choice]] = [fixed]
-    vector_rows = 0
+    vectors: Iterable[list[po.Choice]] = ()
     if vec_args:
-        out += itertools.islice(_vector_rows(case, fixed, vec_args, classes), 3 * MAX_CANDIDATES - 1)
-        vector_rows = len(out)
+        vectors = itertools.islice(_vector_rows(case, fixed, vec_args, classes), 3 * MAX_CANDIDATES - 1)
     singles: list[tuple[int, po.Choice]] = [
         (i, alt) for i, (op, ch) in enumerate(zip(ops, fixed, strict=True))
         for alt in po.alternatives(op, ch, shape if i == 0 else ())]
-    out += itertools.islice(_change_rows(fixed, singles, round_no), MAX_CANDIDATES + vector_rows - len(out))
-    return out
+    changes = itertools.islice(_change_rows(fixed, singles, round_no), MAX_CANDIDATES - (0 if vec_args else 1))
+    return itertools.chain([fixed], vectors, changes)
 
 
 def _vector_rows(case: _Case, fixed: list[po.Choice], vec_args: list[int],
@@ -625,7 +624,7 @@ def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str,
     for round_no in range(8):                                 # does not change, so a row is tried once
         if not pending:
             return
-        plans: list[tuple[_Case, int, list[po.Op], list[list[po.Choice]]]] = []
+        plans: list[tuple[_Case, int, list[po.Op], Iterator[list[po.Choice]]]] = []
         leaders: dict[tuple, _Case] = {}
         for c in pending:
             variants = c.variants or [(c.ops, c.choices)]
@@ -634,9 +633,9 @@ def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str,
                 sol = solutions.get(group, [])
                 mine = (c.key, vi)
                 if round_no == 0:
-                    rows = [first]
+                    rows = iter([first])
                 elif sol and mine not in tried_solutions:
-                    rows = sol[:4]                       # a sibling form's answer first
+                    rows = iter(sol[:4])                 # a sibling form's answer first
                     tried_solutions.add(mine)
                 elif mine in best and (searched.get(mine, 0) < 2 or mine in last_improved) and (
                         best[mine][0] <= min(best[(c.key, k)][0] for k in range(len(variants)) if (c.key, k) in best)):
@@ -656,7 +655,7 @@ def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str,
                 if c.key in solved:
                     continue
                 seen = asked.setdefault((c.key, vi), set())
-                for row in rows[lo:hi]:
+                for row in itertools.islice(rows, None if hi is None else hi - lo):
                     row_key = tuple(row)
                     if row_key in seen:
                         continue
