@@ -287,3 +287,38 @@ def test_whole_manual_verification(manual):
     # ptxas 13.5.37 segfaults on some lines (sust.p.3d.v2.b32.trap with a scalar source): a crash
     # costs at most that one form, never a batch of them
     assert sum(v.status == "tool failed" for v in judged) <= 10
+
+
+def test_override_info_follows_tables_34_and_35():
+    """9.7.10.28.5.2.2 (asynchronous-copy.md:1376-1378): tensorSizeToOverride has `.dim` .b8/.b16 elements,
+    tensorLowerStrideToOverride `.dim - 1` .b32 ones, tensorUpperStrideToOverride is one .b16 register."""
+    table = (PTX94 / "9-instruction-set" / "9.7.10.28-data-movement-and-conversion-instructions-asynchronous-copy.md")
+    if not table.is_file():
+        pytest.skip("PTX ISA 9.4 sources not found")
+    rows = table.read_text().splitlines()[1375:1378]
+    assert "`.dim` many elements of type `.b8` or `.b16`" in rows[0]
+    assert "size `.dim - 1` where each element is of type `.b32`" in rows[1]
+    assert "Single `.b16` packed register" in rows[2]
+    form = "cp.async.bulk.prefetch.tensor.3d.L2.global.override::global_address.override::global_dim_stride"
+    ops = po.parse_operands("[tensorMap{, gAddrToOverride}{, attributeOverrideInfo}, tensorCoords]")
+    line = po.render(form, ops, po.first_choices(ops, (), tuple("." + m for m in form.split(".")[1:]))).text
+    assert line == f"{form} [%rd0, %rd1, {{%h1, %h2, %h3}}, {{%r0, %r1}}, %h0, {{%r2, %r3, %r4}}];"
+
+
+@pytest.mark.tools
+@needs_ptxas
+@needs_ptx_93
+@needs_sources
+def test_bit_field_positions_and_tensor_overrides_verified(manual, tmp_path: Path):
+    """bfe/bfi take .u32 positions whatever their type (bfe.md:31, bfi.md:30); the override forms of
+    cp.async.bulk.prefetch.tensor assemble with Table 34's attributeOverrideInfo (PTX ISA 9.4)."""
+    if tuple(map(int, TOOLS.max_ptx.split("."))) < (9, 4):
+        pytest.skip(f"{TOOLS.label} knows PTX ISA up to {TOOLS.max_ptx}; the overrides are PTX 9.4")
+    result = verify_manual(manual, sections=["9.7.1.20", "9.7.1.21", "9.7.10.28.5.5"], cache=tmp_path,
+                           sass_targets=(), undocumented=False)
+    got = {v.form: v for v in result.verdicts.values()}
+    for form in ("bfe.u64", "bfe.s64", "bfi.b64"):
+        assert got[form].status == "verified", (form, got[form].message)
+    overrides = [v for v in got.values() if "override::global_dim" in v.form]
+    assert len(overrides) == 3 and all(v.status == "verified" for v in overrides), [
+        (v.form, v.message) for v in overrides]
