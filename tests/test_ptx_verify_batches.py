@@ -32,3 +32,14 @@ def test_a_line_is_asked_once_per_setting(tmp_path: Path):
     assert again == [first[1], [], []]
     engine.check([GOOD], "9.5", "sm_90a", "t")     # another target is another question
     assert runner.ptxas_calls == calls + 1
+
+
+def test_answers_are_kept_per_line_for_the_next_run(tmp_path: Path):
+    first_runner = Runner(TOOLS, tmp_path)
+    first, _ = _Engine(first_runner, 1, None).check([GOOD, BAD], "9.5", "sm_100a", "t")
+    assert first_runner.ptxas_calls == 1
+    runner = Runner(TOOLS, tmp_path)               # another run, in a file of other lines: no ptxas at all
+    again, _ = _Engine(runner, 1, None).check([BAD, GOOD], "9.5", "sm_100a", "t")
+    assert runner.ptxas_calls == 0 and again == [first[1], []]
+    other, _ = _Engine(runner, 1, None).check([GOOD], "9.5", "sm_100a", "t", parse_only=False)
+    assert runner.ptxas_calls == 1 and other == [[]]      # code generation is another question
