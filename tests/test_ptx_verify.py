@@ -269,7 +269,8 @@ def test_second_run_is_served_from_the_cache(manual, tmp_path: Path):
 @needs_ptxas
 @needs_sources
 def test_whole_manual_verification(manual):
-    result = verify_manual(manual, sass_targets=())
+    # the manual's own forms (undocumented siblings are asked in the build; test_undocumented_* checks them)
+    result = verify_manual(manual, sass_targets=(), undocumented=False)
     documented = [v for v in result.verdicts.values() if v.documented]
     total = sum(len(i.forms) for i in manual.instructions)
     assert len(documented) == total
@@ -277,12 +278,12 @@ def test_whole_manual_verification(manual):
     assert all(v.message.startswith(f"beyond ptxas {TOOLS.release}") for v in documented if v.status == "beyond")
     verified = sum(v.status == "verified" for v in judged) / len(judged)
     decided = sum(v.status in ("verified", "rejected") for v in judged) / len(judged)
-    # measured with ptxas 13.5.37: 94.7% accepted with both minimums found (93.7% in the whole run before the
-    # last rules), 98.3% with a verdict, once the combinations the prose forbids are left out (set.lt.u32.b16:
-    # "ordering comparisons are not defined for bit-size types", sources/ptx_restrictions); the rejected ones
-    # carry ptxas's message
-    assert verified >= 0.935, verified
-    assert decided >= 0.97, decided
+    # measured with ptxas 13.5.37: 95.6% accepted with both minimums found (94.7% before the tensor-override
+    # operands of Table 34), 99.2% with a verdict, once the combinations the prose forbids are left out
+    # (set.lt.u32.b16: "ordering comparisons are not defined for bit-size types", sources/ptx_restrictions);
+    # the rejected ones carry ptxas's message
+    assert verified >= 0.95, verified
+    assert decided >= 0.98, decided
     assert all(v.message for v in judged if v.status == "rejected")
     # ptxas 13.5.37 segfaults on some lines (sust.p.3d.v2.b32.trap with a scalar source): a crash
     # costs at most that one form, never a batch of them

@@ -131,6 +131,8 @@ _VALIDITY_REPORTS = tuple(f".mbarrier::report::validity::{v}" for v in (
     "per_16bytes::80000000", "per_16bytes::8000", "per_16bytes::80", "per_16bytes::8", "per_element::ff"))
 _TENSOR_COPIES = ("cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor", "cp.async.bulk.prefetch.tensor")
 _OVERRIDE_ATTRIBUTES = (".override::global_dim", ".override::global_dim_stride")
+# the fabric tensor operations refer to the same section for their overrides (fabric-operations.md:487, 580, 686)
+_FABRIC_TENSOR = ("fabric.try_get.async.tensor", "fabric.try_put.async.tensor", "fabric.try_red.async.tensor")
 _MBARRIER_FILE = "9-instruction-set/9.7.15.16-parallel-synchronization-and-communication-instructionsmbarrier.md"
 _ATOMIC_OPS = (".add", ".inc", ".dec", ".min", ".max", ".and", ".or", ".xor", ".exch", ".cas")
 # the rows whose types share a Syntax line with other operations (the .f16/.bf16 rows and atom's .b16/.b128 rows
@@ -580,12 +582,12 @@ PROSE_RESTRICTIONS: tuple[Restriction, ...] = (
         ("The qualifier `.load_mode` if specified must be set to `.tile`",), ".override_attribute in .tile mode only",
         when=_OVERRIDE_ATTRIBUTES, check="among", among=(".tile::*", ".im2col*"), allowed=(".tile",)),
     Restriction(
-        "tensor-override-1d", _TENSOR_COPIES, _ASYNC_COPY_FILE, 1357,
+        "tensor-override-1d", _TENSOR_COPIES + _FABRIC_TENSOR, _ASYNC_COPY_FILE, 1357,
         ("For `.1d` tensors, since stride is absent, only `.override::global_dim` is valid",),
         ".1d overrides the dimension only", when=(".1d",), check="among", among=_OVERRIDE_ATTRIBUTES,
         allowed=(".override::global_dim",)),
     Restriction(
-        "tensor-override-2d", _TENSOR_COPIES, _ASYNC_COPY_FILE, 1357,
+        "tensor-override-2d", _TENSOR_COPIES + _FABRIC_TENSOR, _ASYNC_COPY_FILE, 1357,
         ("For tensors with dimensionality of at least 2", "only `.override::global_dim_stride` is valid"),
         "2d and up override dimension and stride together", when=(".2d", ".3d", ".4d", ".5d"), check="among",
         among=_OVERRIDE_ATTRIBUTES, allowed=(".override::global_dim_stride",)),
