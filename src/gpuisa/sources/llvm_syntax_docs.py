@@ -85,6 +85,7 @@ class PageErratum:
 
 
 _GFX12_OPERANDS = "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx12_operands.rst"
+_GFX950_OPERANDS = "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx950_operands.rst"
 # Generator slips in the syntax pages, one entry per label, each with the line that shows it.
 PAGE_ERRATA: dict[str, PageErratum] = {
     "amdgpu_synid_gfx12_src0_1d4114": PageErratum(
@@ -236,6 +237,25 @@ OPERAND_EVIDENCE: dict[str, OperandEvidence] = {
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx950_operands.rst", 160,
                    "amdgpu_synid_gfx950_saddr_13d69a"),
         f"{_MC}/flat-scratch-gfx942.s:18", "scratch_load_dword a2, v4, off", older="GFX940"),
+    "amdgpu_synid_gfx950_vaddr": OperandEvidence(
+        {"MUBUF": "amdgpu_synid_gfx940_vaddr_b73dc0"},
+        "GFX950's buffer rows link vaddr to a VGPR-only page; the gfx950 tests write `off` (no offen / idxen), as the "
+        "GFX940 rows of the same instructions link vaddr to a page of 0, 1 or 2 dwords by offen and idxen",
+        Provenance(SOURCE, _GFX950_OPERANDS, 1164, "amdgpu_synid_gfx950_vaddr"),
+        f"{_MC}/gfx950_asm_features.s:32", "buffer_atomic_pk_add_bf16 v255, off, s[8:11], s3 offset:4095",
+        older="GFX940"),
+    "amdgpu_synid_gfx950_saddr_ce8216": OperandEvidence(
+        {"FLAT_GLBL": "amdgpu_synid_gfx940_saddr_a37373"},
+        "GFX950's global saddr page omits `off` (a 64-bit vaddr and no SGPR base); the tests (run for gfx942 and "
+        "gfx950) write it, as the GFX940 global saddr page lists",
+        Provenance(SOURCE, _GFX950_OPERANDS, 169, "amdgpu_synid_gfx950_saddr_ce8216"),
+        f"{_MC}/gfx942_asm_features.s:7", "global_load_dword v2, v[2:3], off sc0", older="GFX940"),
+    "amdgpu_synid_gfx950_addr_f2b449": OperandEvidence(
+        {"FLAT_GLBL": "amdgpu_synid_gfx940_vaddr_0212e3"},
+        "GFX950's global rows link addr to a '2 dwords' page; with an SGPR base the tests (run for gfx942 and gfx950) "
+        "write a 1-dword offset, as the GFX940 global vaddr page says (1 or 2 dwords)",
+        Provenance(SOURCE, _GFX950_OPERANDS, 17, "amdgpu_synid_gfx950_addr_f2b449"),
+        f"{_MC}/gfx942_asm_features.s:502", "global_atomic_add_f32 v1, v0, v2, s[0:1] sc0 sc1", older="GFX940"),
     "amdgpu_synid_gfx11_vsrc_6802ce": OperandEvidence(
         {"VOP3 DPP": "amdgpu_synid_gfx11_src_852d86"},
         "GFX12 has no VOP3 DPP rows; those borrowed from GFX11 take vsrc1 as a VGPR only, while the GFX12 tests "
@@ -300,6 +320,8 @@ SAME_SHAPE_GFX1250: dict[str, tuple[str, int]] = {
     "v_permlane_down_b32": ("v_permlane16_b32", 6563), "v_permlane_xor_b32": ("v_permlane16_b32", 6564),
     "v_max_u64": ("v_maximum_f64", 6648), "v_min_u64": ("v_maximum_f64", 6647),
     "v_max_i64": ("v_maximum_f64", 6650), "v_min_i64": ("v_maximum_f64", 6649),
+    "v_cvt_sr_pk_bf16_f32": ("v_fma_f32", 6691), "v_cvt_sr_pk_f16_f32": ("v_fma_f32", 6693),
+    "v_cvt_pk_f16_fp8": ("v_cvt_f32_f16", 6234), "v_cvt_pk_f16_bf8": ("v_cvt_f32_f16", 6235),
     "v_pk_min3_num_f16": ("v_pk_fma_f16", 6764), "v_pk_max3_num_f16": ("v_pk_fma_f16", 6765),
     "v_pk_add_max_i16": ("v_pk_mad_i16", 6783), "v_pk_add_max_u16": ("v_pk_mad_u16", 6784),
     "v_pk_max3_i16": ("v_pk_mad_i16", 6805), "v_pk_max3_u16": ("v_pk_mad_u16", 6806),
