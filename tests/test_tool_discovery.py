@@ -9,7 +9,6 @@ or print garbage on real work, and the verifier must finish with "tool failed" v
 from __future__ import annotations
 
 import stat
-import sys
 import textwrap
 from pathlib import Path
 
@@ -24,29 +23,34 @@ from gpuisa.verify.ptxas import verify_manual
 
 PTX94 = default_sources() / "ptx-isa-9.4"
 
-FAKE_PTXAS = f"#!{sys.executable}\n" + textwrap.dedent("""\
-    import sys, time
-    args = sys.argv[1:]
-    if "--version" in args:
-        print("ptxas: NVIDIA (R) Ptx optimizing assembler\\nCuda compilation tools, release {rel}, V{ver}"); sys.exit(0)
-    if "--help" in args:
-        print("--gpu-name <gpu name>  (-arch)\\n  Allowed values for this option:  'compute_75','compute_80',"
-              "\\n  'sm_75','sm_80','sm_90','sm_90a','sm_100','sm_100a','sm_120'\\n\\n--other"); sys.exit(0)
-    src = next(a for a in args if a.endswith(".ptx"))
-    text = open(src).read()
-    if ".version 99.9" in text:
-        sys.stderr.write(f"ptxas {{src}}, line 1; fatal   : Unsupported .version 99.9; current version is '{max}'\\n"
-                         "ptxas fatal   : Ptx assembly aborted due to errors\\n"); sys.exit(255)
-    mode = "{mode}"
-    if mode == "hang":
-        time.sleep(60)
-    if mode == "crash":
-        import os, signal; os.kill(os.getpid(), signal.SIGSEGV)
-    if mode == "garbage":
-        print("\\x00\\x01 lorem ipsum"); sys.exit(3)
-    if mode.startswith("crash-on:") and mode[9:] + " " in text:
-        import os, signal; os.kill(os.getpid(), signal.SIGSEGV)
-    sys.exit(0)
+# a shell script, not Python: the verifier runs it hundreds of times (a crash is pinned by halving files)
+FAKE_PTXAS = textwrap.dedent("""\
+    #!/bin/sh
+    PATH=/usr/bin:/bin                  # the tests put only the fake's own folder on PATH
+    src=""
+    for a in "$@"; do
+      case "$a" in
+        --version) printf 'ptxas: NVIDIA (R) Ptx optimizing assembler\\nCuda compilation tools, release {rel}, V{ver}\\n'
+                   exit 0;;
+        --help) printf "%s\\n" "--gpu-name <gpu name>  (-arch)" "  Allowed values for this option:  'compute_75','compute_80'," \\
+                       "  'sm_75','sm_80','sm_90','sm_90a','sm_100','sm_100a','sm_120'" "" "--other"
+                exit 0;;
+        *.ptx) src="$a";;
+      esac
+    done
+    if grep -qF '.version 99.9' "$src"; then
+      printf "ptxas %s, line 1; fatal   : Unsupported .version 99.9; current version is '{max}'\\n" "$src" >&2
+      printf "ptxas fatal   : Ptx assembly aborted due to errors\\n" >&2
+      exit 255
+    fi
+    mode='{mode}'
+    case "$mode" in
+      hang) exec sleep 60;;
+      crash) kill -SEGV $$;;
+      garbage) printf '\\000\\001 lorem ipsum\\n'; exit 3;;
+      crash-on:*) if grep -qF -- "${{mode#crash-on:}} " "$src"; then kill -SEGV $$; fi;;
+    esac
+    exit 0
 """)
 
 
