@@ -607,7 +607,7 @@ def served_row(docs, row: Row, families: tuple[str, ...], wave64: bool) -> Row:
 
 def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> TargetTables:
     """Tables of one target from an open Catalog and a read SyntaxDocs."""
-    from gpuisa.sources.llvm_syntax_docs import families_for_target
+    from gpuisa.sources.llvm_syntax_docs import SDWA_TWINS, families_for_target, rule_source
 
     arch = TARGET_TO_ARCH.get(target)
     if arch is None:
@@ -617,6 +617,11 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
     families, _why = families_for_target(docs, target)
     rows = syntax_rows(docs, families, w64)
     own = frozenset(rows)     # the target's own pages (other pages' rows only fill gaps)
+    for mnemonic in SDWA_TWINS:   # an SDWA form no page lists takes its twin's row (ROW_EVIDENCE, rule_source)
+        ruled = rule_source(mnemonic, families)
+        if ruled is not None and mnemonic not in rows and ruled[1] in rows:
+            twin = rows[ruled[1]]
+            rows[mnemonic] = Row(mnemonic, twin.section, twin.operands, twin.source)
     for mnemonic, row in fallback_rows(docs, families, w64).items():
         rows.setdefault(mnemonic, row)
     layouts: dict[str, Layout] = {}
