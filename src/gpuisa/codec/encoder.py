@@ -332,6 +332,8 @@ class _Encoder:
         if form.encoding in EXPORT_ENCODINGS:
             return self._export(lay, st, operands, mods)
         row_ops = [o for o in row.operands if o.role != "modifier"]
+        if not row_ops and operands and not mods:   # `buffer_inv sc0`: an instruction of modifiers only
+            operands, mods = [], operands
         if [o.name for o in row_ops] in (["waitcnt"], ["waitcnt_depctr"]) and (mods or len(operands) > 1):
             # vmcnt(0) lgkmcnt(0), depctr_va_vdst(1), depctr_sa_sdst(0): one operand spelled in terms
             # separated by spaces, `&` or commas (gfx10_waitcnt_depctr.rst)

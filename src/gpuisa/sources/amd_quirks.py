@@ -351,12 +351,20 @@ OPCODE_FIXES: tuple[OpcodeFix, ...] = (
                          "cdna4", "cdna5"), "no-promoted-form",
         "the promotion rule is stated for a whole encoding, but these instructions have no VOP3 (e64) form: "
         "they take an inline literal (fmaak/fmamk, madak/madmk), write two VGPRs or another lane "
-        "(swap, permlane64, readfirstlane) or accumulate into their destination (pk_fmac, dot2acc, dot4c); "
-        "LLVM encodes them only in their own encoding",
+        "(swap, permlane64, readfirstlane); LLVM encodes them only in their own encoding",
         names=("V_FMAAK_F32", "V_FMAMK_F32", "V_FMAAK_F16", "V_FMAMK_F16", "V_FMAAK_F64", "V_FMAMK_F64",
                "V_MADAK_F32", "V_MADMK_F32", "V_MADAK_F16", "V_MADMK_F16", "V_SWAP_B32", "V_SWAP_B16",
-               "V_SWAPREL_B32", "V_PERMLANE64_B32", "V_PK_FMAC_F16", "V_DOT2ACC_F32_F16", "V_DOT2C_F32_F16",
-               "V_DOT2C_I32_I16", "V_DOT4C_I32_I8", "V_DOT8C_I32_I4", "V_DOT2C_F32_BF16", "V_READFIRSTLANE_B32")),
+               "V_SWAPREL_B32", "V_PERMLANE64_B32", "V_READFIRSTLANE_B32")),
+    OpcodeFix(
+        "no-vop3-form-accumulate", ("vega", "vega7", "rdna1", "rdna2", "rdna3", "rdna3.5", "rdna4", "cdna5"),
+        "no-promoted-form",
+        "the VOP2 instructions that accumulate into their destination (pk_fmac, dot2acc, dot2c/dot4c/dot8c) have "
+        "no VOP3 (e64) form outside CDNA1-CDNA4: llvm-mc 22 rejects v_pk_fmac_f16_e64 and v_dot2c_f32_f16_e64 on "
+        "gfx906, gfx1010, gfx1030, gfx1100, gfx1200 and gfx1250 and encodes them on gfx908, gfx90a, gfx942 and "
+        "gfx950 (VOP2 opcode + 0x100: v_pk_fmac_f16_e64 is 0xd13c; gfx908-xdl-insts.txt:439 prints "
+        "v_pk_fmac_f16_e32, the suffix of an instruction that has an e64 form)",
+        names=("V_PK_FMAC_F16", "V_DOT2ACC_F32_F16", "V_DOT2C_F32_F16", "V_DOT2C_I32_I16", "V_DOT4C_I32_I8",
+               "V_DOT8C_I32_I4", "V_DOT2C_F32_BF16")),
     OpcodeFix(
         "carry-out-vop3b", ("vega", "vega7", "cdna1", "cdna2", "rdna1", "rdna2"), "promotes-to",
         "instructions with a scalar carry-out (or borrow, or div_scale's VCC) use VOP3B, whose SDST field "

@@ -477,6 +477,12 @@ MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
         "write dlc on stores and encode it in bit 15 (DLC)",
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX10.rst", 761, "buffer_store_byte"),
         f"{_MC}/gfx10_asm_mubuf.s:1813", "buffer_store_byte v1, off, s[12:15], s4 offset:4095 dlc"),
+    "gfx940 buffer_inv / buffer_wbl2 scope": ModifierEvidence(
+        ("GFX940",), "MUBUF", r"^buffer_(inv|wbl2)$", ("sc0", "sc1", "nt"),
+        "GFX940's rows of buffer_inv and buffer_wbl2 list no modifiers; the tests write sc0 and sc1 on them "
+        "(SC0 [14], SC1 [15]), as GFX950's rows of the same instructions list sc0, sc1 and nt",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX950.rst", 397, "buffer_inv"),
+        f"{_MC}/gfx942_asm_features.s:294", "buffer_inv sc0"),
 }
 
 
