@@ -60,13 +60,16 @@ def test_refuted_and_unmodelled_rows_are_explained(tmp_path):
     assert "two 24-bit integer values held in 32-bit source registers" in md.read_text()
     assert "24" not in TEXTS.ptx_form_text("mul24.lo.u32").semantics.split("t = a * b;")[0]
     out = discover_arch("rdna3", [PtxFormRef("mul.hi.u64", "t"), PtxFormRef("mul24.lo.u32", "t"),
-                                  PtxFormRef("bogus.u32", "t")], TEXTS, tmp_path / "p.json")
-    hi64, mul24, bad = out["rows"]
+                                  PtxFormRef("cvt.rn.satfinite.s2f6x2.f32", "t"), PtxFormRef("bogus.u32", "t")],
+                        TEXTS, tmp_path / "p.json")
+    hi64, mul24, s2f6, bad = out["rows"]
     # no 64-bit multiply-high in RDNA3's ALU: the nearest candidate is refuted by a re-checked counterexample
     assert hi64["level"] == NONE and decided(hi64)
     cx = hi64["nearest"]["evidence"]
     assert cx["kind"] == "counterexample" and "PTX gives" in cx["detail"]
-    assert mul24["level"] == "no semantics" and "24-bit" in mul24["reason"]
+    # mul24 read with 24-bit operands (ptx.NARROW_OPERANDS): V_MUL_U32_U24 takes S0[23:0] * S1[23:0], proved
+    assert mul24["level"] == EQ and mul24["amd"] == "v_mul_u32_u24" and mul24["evidence"]["kind"] == "proved"
+    assert s2f6["level"] == "no semantics" and "s2f6x2" in s2f6["reason"]
     assert bad["level"] == "no semantics" and bad["reason"]
 
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuisa.semantics.ptx_cvt import NotModelled, cvt_form, run_cvt
+from gpuisa.semantics.ptx_cvt import NotModelled, cvt_form, input_domain, run_cvt
 from gpuisa.semantics.ptx_lanes import lane_form, run_lanes
 from tests.conftest import SOURCES
 
@@ -182,3 +182,77 @@ def test_copysign_copies_the_sign_of_a_into_b():
     assert "Copy sign bit of `a` into value of `b`, and return the result as `d`." in text
     assert _lanes("copysign.f32", a=_f32(-0.0), b=_f32(2.5)) == _f32(-2.5)
     assert _lanes("copysign.f32", a=_f32(1.0), b=_f32(float("-inf"))) == _f32(float("inf"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False), st.floats(allow_nan=False, allow_infinity=False),
+       st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(["fma", "div", "sqrt"]),
+       st.sampled_from(["rz", "rm", "rp"]))
+def test_f64_directed_fma_div_sqrt_are_exact_then_rounded(x, y, z, op, mode):
+    fma = (PTX / "9.7.3.6-floating-point-instructionsfma.md").read_text()
+    assert "`fma.f64` computes the product of `a` and `b` to infinite precision and then adds `c`" in fma
+    assert "div.rnd.f64           d, a, b;  // IEEE 754 compliant rounding" in \
+        (PTX / "9.7.3.8-floating-point-instructionsdiv.md").read_text()
+    names = {"fma": "abc", "div": "ab", "sqrt": "a"}[op]
+    if (op == "div" and y == 0) or (op == "sqrt" and x < 0):
+        return                                                         # NaN / infinity: IEEE, not this test's subject
+    bits = {k: np.array([v], dtype=np.float64).view(np.uint64) for k, v in zip(names, (x, y, z), strict=False)}
+    d = float(run_lanes(lane_form(f"{op}.{mode}.f64"), bits).view(np.float64)[0])
+    big = Fraction(float(np.finfo(np.float64).max))
+
+    def above(v: float) -> int:                  # sign of v - exact result, by exact arithmetic
+        if op == "sqrt":
+            return 1 if v > 0 and Fraction(v) ** 2 > Fraction(x) else -1 if Fraction(v) ** 2 < Fraction(x) or v < 0 \
+                else 0
+        exact = Fraction(x) * Fraction(y) + Fraction(z) if op == "fma" else Fraction(x) / Fraction(y)
+        if abs(exact) >= big:
+            return 2                                                   # overflow: not this test's subject
+        return (Fraction(v) > exact) - (Fraction(v) < exact)
+
+    here = above(d)
+    if here in (0, 2):
+        return
+    up, down = above(float(np.nextafter(d, np.inf))), above(float(np.nextafter(d, -np.inf)))
+    if mode == "rm" or (mode == "rz" and here < 0 and (op == "sqrt" or d >= 0)):
+        assert here < 0 and up > 0                                      # the largest float below the exact value
+    else:
+        assert here > 0 and down < 0                                    # the smallest float above it
+
+
+def test_mul24_and_mad_hi_sat_follow_their_descriptions():
+    from gpuisa.crossref.discovery import _run_np, ptx_side
+    from tests.conftest import TEXTS
+
+    mul24 = (PTX / "9.7.1.6-integer-arithmetic-instructionsmul24.md").read_text()
+    assert "Compute the product of two 24-bit integer values held in 32-bit source registers" in mul24
+    assert "`mul24.hi` performs a 24x24-bit multiply and returns the high 32 bits of the 48-bit result." in mul24
+    mad24 = (PTX / "9.7.1.7-integer-arithmetic-instructionsmad24.md").read_text()
+    assert "limits result of 32-bit signed addition to `MININT..MAXINT`" in mad24
+
+    def run(form: str, **ops: int) -> int:
+        p = ptx_side(form, TEXTS)
+        return int(_run_np(p.prog, "rdna3", {k: np.array([v], dtype=np.uint64) for k, v in ops.items()}, p.inputs,
+                           TEXTS)[0])
+
+    # the top byte of each register is not part of a 24-bit value
+    assert run("mul24.hi.u32", a=0xAB00_0000 | 0xFFFFFF, b=0x1200_0000 | 0xFFFFFF) == (0xFFFFFF * 0xFFFFFF) >> 16
+    assert run("mul24.lo.s32", a=0xFFFFFF, b=3) == (-3) & 0xFFFFFFFF      # 0xFFFFFF is -1 as a 24-bit .s32 value
+    # the high half is a signed value: (-1 * 1).hi = -1, plus 5 is 4, nothing to saturate
+    assert run("mad.hi.sat.s32", a=0xFFFFFFFF, b=1, c=5) == 4
+    assert run("mad.hi.sat.s32", a=0x7FFFFFFF, b=0x7FFFFFFF, c=0x7FFFFFFF) == 0x7FFFFFFF
+
+
+def test_unsigned_scale_destinations():
+    text = CVT.read_text()
+    assert "a positive _MAX_NORM_ in `.ue8m0x2` and `.ue5m3x2` for which the destination sign is not supported" in text
+    # E8M0 codes are 2^(e-127): 3.0 is 2^1 (0x80) toward zero and 2^2 (0x81) upward; beyond MAX_NORM: +MAX_NORM
+    assert _cvt("cvt.rz.satfinite.ue8m0x2.f32", a=_f32(3.0), b=_f32(-1e38 * 3)) == 0x80 << 8 | 0xFE
+    assert _cvt("cvt.rp.satfinite.ue8m0x2.f32", a=_f32(3.0), b=_f32(1.0)) == 0x81 << 8 | 0x7F
+    # UE5M3 rounds to nearest like ml_dtypes' unsigned E5M3
+    assert _cvt("cvt.rn.satfinite.ue5m3x2.f32", a=_f32(3.3), b=_f32(1000.0)) == \
+        _code(3.3, ml_dtypes.float8_e5m3fnu) << 8 | _code(1000.0, ml_dtypes.float8_e5m3fnu)
+    # no line states a negative input within range: the discovery feeds none and its rows say so
+    note, into = input_domain(cvt_form("cvt.rz.ue8m0x2.bf16x2"))
+    assert "non-negative" in note
+    mixed = np.array([0x8000_BF80, 0x0001_0000], dtype=np.uint64)      # -0.0 | -1.0; a subnormal | +0.0
+    assert [hex(int(v)) for v in into("a", mixed)] == ["0x803f80", "0x810080"]

@@ -33,7 +33,7 @@ from gpuisa.errors import GpuisaError
 from gpuisa.semantics.domain_np import NumpyDomain
 from gpuisa.semantics.ptx import ptx_semantics
 from gpuisa.semantics.ptx_approx import ApproxForm, approx_differ, approx_form
-from gpuisa.semantics.ptx_cvt import CVT_RULES, CvtForm, NotModelled, cvt_form, elements_differ
+from gpuisa.semantics.ptx_cvt import CVT_RULES, CvtForm, NotModelled, cvt_form, elements_differ, input_domain
 from gpuisa.semantics.ptx_lanes import LANE_RULES, LaneForm, lane_form, lanes_differ
 from gpuisa.semantics.source import Texts, amd_semantics
 
@@ -139,8 +139,6 @@ def _run_np(prog: Program, arch: str, vecs: dict[str, np.ndarray], widths: dict[
 # Forms whose meaning the evaluator does not model: comparing them with an AMD instruction would prove
 # the wrong thing, so the row says why instead. Each entry: pattern on the form, reason.
 NOT_MODELLED: tuple[tuple[str, str], ...] = (
-    (r"^(mul24|mad24)\.", "the Description states a and b are 24-bit values held in 32-bit registers; the "
-                         "Semantics block's `t = a * b` does not model that range"),
     (r"\.(rna|rs)\b", ".rna (ties away) and .rs (stochastic) rounding are not modelled by the evaluator"),
     (r"^(?!cvt).*\.(rz|rm|rp)\b.*\.f64\b|^(div|sqrt|rcp|rsqrt)\..*\.(rz|rm|rp)\b",
      "directed rounding of f64 arithmetic and of div/sqrt/rcp is not modelled (ptx_builtins.DIRECTED covers add, "
@@ -429,7 +427,14 @@ def _width_notes(p: PtxSide, a: AmdInstr, wiring: dict[str, Any]) -> tuple[str, 
         notes.append(FLOAT_NOTE_FTZ if p.ftz else FLOAT_NOTE)
     if isinstance(p.model, ApproxForm):
         notes.append(p.model.restriction)
+    if _domain_note(p):
+        notes.append(_domain_note(p))
     return tuple(notes)
+
+
+def _domain_note(p: PtxSide) -> str:
+    dom = input_domain(p.model) if isinstance(p.model, CvtForm) else None
+    return dom[0] if dom else ""
 
 
 DIRECTED_NOTE = (" (AMD runs in its reset MODE here, round to nearest even; a kernel that sets MODE.FP_ROUND to the "
@@ -550,7 +555,14 @@ def _float_vectors(p: PtxSide, n_random: int, seed: int) -> dict[str, np.ndarray
             hi = rng.integers(0, 1 << (w - 32), size=n_random, dtype=np.uint64)
             lo = (hi << np.uint64(32)) | lo
         out[n] = np.concatenate([head, lo])
-    return out
+    return _in_domain(p, out)
+
+
+def _in_domain(p: PtxSide, vecs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Test vectors mapped into the inputs on which the manual states the form's result (ptx_cvt.input_domain; the
+    row's restrictions say which)."""
+    dom = input_domain(p.model) if isinstance(p.model, CvtForm) else None
+    return vecs if dom is None else {n: dom[1](n, v) for n, v in vecs.items()}
 
 
 def _is_nan(x: np.ndarray, w: int) -> np.ndarray:
@@ -715,7 +727,7 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
     if p.float_kind:
         vecs = _float_vectors(p, LANES, seed=len(p.inputs) * 1000 + p.width)
     else:
-        vecs = _vectors(p.inputs, seed=len(p.inputs) * 1000 + p.width)
+        vecs = _in_domain(p, _vectors(p.inputs, seed=len(p.inputs) * 1000 + p.width))
     lanes = len(next(iter(vecs.values())))
     want = _screen(p, p.prog, arch, vecs, texts)
     nearest: tuple[int, dict[str, Any]] | None = None
@@ -739,7 +751,8 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
                 tried += 1
                 amd_prog = _amd_program(p, a, wiring)
                 memo = (a.fp, json.dumps(_wtext(wiring)), tuple(p.inputs.items()), p.width, p.ftz, p.float_kind,
-                        p.carry_out, tuple(p.kinds.get(n, "") for n in p.inputs), p.model is not None)
+                        p.carry_out, tuple(p.kinds.get(n, "") for n in p.inputs), p.model is not None,
+                        _domain_note(p))
                 if memo not in screens:
                     try:
                         screens[memo] = _screen(p, amd_prog, arch, vecs, texts)

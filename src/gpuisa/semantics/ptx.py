@@ -102,6 +102,17 @@ DIRECTED_OPS: tuple[tuple[str, str], ...] = (
     (r"(?m)^(\s*d\s*=\s*)([^;*+\-]+?)\s*\*\s*([^;*+\-]+?);", r"\1rnd_mul(\2, \3);"),
 )
 
+# Operands the Description narrows and the Semantics block does not: instruction -> (bits, the sentence).
+# 9.7.1.6 mul24 and 9.7.1.7 mad24: "Compute the product of two 24-bit integer values held in 32-bit source
+# registers" while the block writes `t = a * b;`. Read as the product of the registers' low 24 bits, as a 24-bit
+# value of the form's type (sign-extended from bit 23 for .s32): a and b hold 24-bit values, so that is their value.
+NARROW_OPERANDS: dict[str, tuple[int, str]] = {
+    "mul24": (24, "ptx-isa-9.4/9-instruction-set/9.7.1.6-integer-arithmetic-instructionsmul24.md Description: "
+                  "'Compute the product of two 24-bit integer values held in 32-bit source registers'"),
+    "mad24": (24, "ptx-isa-9.4/9-instruction-set/9.7.1.7-integer-arithmetic-instructionsmad24.md Description: "
+                  "'Compute the product of two 24-bit integer values held in 32-bit source registers'"),
+}
+
 # Blocks that cannot be read as written, replaced by the branch that applies: instruction -> (code, why).
 PROSE_BLOCKS: dict[str, tuple[str, str]] = {
     # 9.7.10.24 cvt: the Semantics block's branches are guarded by comments (`if (/* inst type is .f16x2 ... */)`);
@@ -222,6 +233,20 @@ def _prose_rules(name: str, code: str, rec: Any, chosen: dict[str, str], types: 
 
         code = re.sub(r"BoolOp\(\s*(!?[\w\[\]]+)\s*,\s*(\w+)\s*\)", boolop, code)
         notes.append(f"BoolOp {op or '(none)'}: {BOOL_OPS[op]}")
+    if name in NARROW_OPERANDS:
+        bits, cite = NARROW_OPERANDS[name]
+        signed = types.get("a", ("u", 0))[0] == "i"
+        top = 1 << (bits - 1)
+
+        def narrow(m: re.Match[str]) -> str:
+            field = f"({m.group(1)} & {(1 << bits) - 1:#x})"
+            return f"(({field} ^ {top:#x}) - {top:#x})" if signed else field
+
+        code, n = re.subn(r"(?m)^(\s*t\s*=\s*)a\s*\*\s*b\s*;", lambda m: m.group(1) + re.sub(
+            r"\b([ab])\b", narrow, "a * b") + ";", code)
+        if n:
+            notes.append(f"operands a, b read as {bits}-bit values ({'sign' if signed else 'zero'}-extended from "
+                         f"bit {bits - 1}): {cite}")
     code = re.sub(r"\bisFloat\((\w+)\)", "1" if types.get("d", ("u", 0))[0] == "f" else "0", code)
     code = re.sub(r"\b(\d+)\.0f\b", r"\1", code)
     is_float = types.get("d", ("u", 0))[0] == "f"
@@ -241,6 +266,16 @@ def _prose_rules(name: str, code: str, rec: Any, chosen: dict[str, str], types: 
         code, n = re.subn(r"(?m)^(\s*d\s*=\s*)(.+?);", r"\1saturate(\2);", code)
         if n:
             notes.append(".sat: d = saturate(expr), the exact value clamped to d's type")
+        if n and types.get("d", ("u", 0))[0] == "i":
+            # mad.hi.sat.s32 / mad24.hi.sat.s32 add c to the product's high half: 9.7.1.7 mad24 ".sat limits result
+            # of 32-bit signed addition", so that half is a signed 32-bit value, not the field's unsigned bits
+            top, mask = f"{1 << (width - 1):#x}", f"{(1 << width) - 1:#x}"
+            code, k = re.subn(r"(saturate\(.*?)\bt(?:\[[^\]:]+:([^\]]+)\]|<[^>]+?\.\.([^>]+)>)",
+                              lambda m: f"{m.group(1)}((((t >> ({m.group(2) or m.group(3)})) & {mask}) ^ {top}) - {top})",
+                              code)
+            if k:
+                notes.append(".sat on .s32: the high half t[..] added as a signed value (9.7.1.7 mad24 '32-bit signed "
+                             "addition')")
     if name in CARRY_NAMES:
         if "CC.CF" in code:
             code = code.replace("CC.CF", "cf")

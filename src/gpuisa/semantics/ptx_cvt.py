@@ -8,8 +8,9 @@ float64 value of the source (every source here is exact in float64, and an integ
 remainder), so a conversion is rounded once, as the manual's "rounding modifiers" describe.
 
 Not modelled (the row says why): `.rs` (stochastic rounding needs the rbits layout figures, images not in the
-text), `.s2f6x2` (the format's layout is not in the 9.4 text), and destinations `.ue8m0x2` / `.ue5m3x2` (the
-text does not say how a negative input converts to a format without a sign).
+text) and `.s2f6x2` (the format's layout is not in the 9.4 text). Destinations `.ue8m0x2` / `.ue5m3x2` are
+modelled on the inputs the text covers (input_domain: the text does not say how a negative input within range
+converts to a format without a sign).
 """
 
 from __future__ import annotations
@@ -71,6 +72,10 @@ CVT_RULES: dict[str, str] = {
                  "sign-preserved MAX_NORM)",
     "nan-without-satfinite": "9.7.6.1 add:85 ('In absence of .satfinite ... results beyond the largest "
                              "representable in the destination format are converted to NaN')",
+    "unsigned-dest": f"{CITE}:374 ('a positive MAX_NORM in .ue8m0x2 and .ue5m3x2 for which the destination sign is "
+                     "not supported': a negative input beyond MAX_NORM gives +MAX_NORM with .satfinite; no line states "
+                     "a negative input within range, so the model writes NaN there and the discovery feeds none, "
+                     "see input_domain)",
     "pzo": f"{CITE}:164 (.pzo: a -0.0 result is forced to +0.0)",
     "rounding": f"{CITE}:326-337 (.rn nearest even, .rz toward zero, .rm / .rp toward -inf / +inf)",
 }
@@ -115,7 +120,8 @@ def is_nan(codes: np.ndarray, name: str) -> np.ndarray:
 
 
 # The NaN each format's conversions write (magnitude code; compared as NaN, so only its NaN-ness matters).
-_CANONICAL_NAN = {"f16": 0x7E00, "bf16": 0x7FC0, "tf32": 0x7FC00000 >> 13, "e4m3": 0x7F, "e5m2": 0x7E}
+_CANONICAL_NAN = {"f16": 0x7E00, "bf16": 0x7FC0, "tf32": 0x7FC00000 >> 13, "e4m3": 0x7F, "e5m2": 0x7E,
+                  "ue8m0": 0xFF, "ue5m3": 0xFF}
 
 
 def encode(x: np.ndarray, err: np.ndarray, name: str, mode: str, satfinite: bool = False, relu: bool = False,
@@ -123,9 +129,6 @@ def encode(x: np.ndarray, err: np.ndarray, name: str, mode: str, satfinite: bool
     """Codes of `name` for the exact values x + err (x float64, err its exact remainder: 0 for float sources),
     rounded by mode (.rn/.rz/.rm/.rp) with the manual's .satfinite, .relu and .pzo (CVT_RULES)."""
     f = CVT_FORMATS[name]
-    if not f.signed:
-        raise NotModelled(f".{name} destination: the text does not say how a negative input converts to a format "
-                          "without a sign")
     vals, finite, sign_bit = _table(name)
     mags = vals[finite]
     codes_f = np.nonzero(finite)[0].astype(np.uint64)
@@ -164,11 +167,43 @@ def encode(x: np.ndarray, err: np.ndarray, name: str, mode: str, satfinite: bool
             over_code = codes_f[top]
         code = np.where(over, over_code, np.where(big, codes_f[top], code))
     zero = code == 0
-    out = code | np.where(neg & ~(pzo & zero), np.uint64(1 << sign_bit), np.uint64(0))
+    if f.signed:
+        out = code | np.where(neg & ~(pzo & zero), np.uint64(1 << sign_bit), np.uint64(0))
+    else:                           # CVT_RULES unsigned-dest: no value is stated for a negative input in range
+        out = np.where(neg & ~(big & satfinite), np.uint64(_CANONICAL_NAN[name]), code)
     if relu:
         out = np.where(neg & ~zero, np.uint64(0), out)
     nan_out = np.uint64(_CANONICAL_NAN[name]) if f.nan else codes_f[top]     # no NaN: +MAX_NORM (satfinite)
     return np.where(nan, nan_out, out)
+
+
+def input_domain(cf: CvtForm) -> tuple[str, Any] | None:
+    """The inputs on which the manual states a cvt's result, as (restriction, function mapping raw input bits into
+    that domain) for the discovery's test vectors; None when every input is covered. Destinations without a sign
+    (.ue8m0x2, .ue5m3x2): the text gives a negative input only when its magnitude exceeds MAX_NORM (CVT_RULES
+    unsigned-dest), so inputs are non-negative; .ue8m0 has no zero and no subnormal (2^-127 is its least value), so
+    its inputs are also kept at or above the least normal f32 / bf16 (exponent field at least 1)."""
+    if "unsigned-dest" not in cf.rules:
+        return None
+    elem = 16 if cf.source in ("bf16", "f16") else 32
+    ebits = {"f32": 23, "bf16": 7, "f16": 10}[cf.source]
+    sign = sum(1 << (k + elem - 1) for k in range(0, cf.inputs["a"], elem))
+    ue8m0 = cf.dest == "ue8m0"
+
+    def into(name: str, bits: np.ndarray) -> np.ndarray:
+        if name not in ("a", "b"):
+            return bits
+        out = np.asarray(bits, dtype=np.uint64) & ~np.uint64(sign)
+        if ue8m0:                   # an element whose exponent field is 0 (zero or subnormal) gets exponent 1
+            for k in range(0, cf.inputs["a"], elem):
+                field = np.uint64(((1 << (elem - 1 - ebits)) - 1) << (k + ebits))
+                out = np.where((out & field) == 0, out | np.uint64(1 << (k + ebits)), out)
+        return out
+
+    note = ("inputs: non-negative" + (" and at least the least normal value" if ue8m0 else "") +
+            f" (the manual states no .{cf.dest} result for a negative input of at most MAX_NORM"
+            + (", and .ue8m0 has no zero" if ue8m0 else "") + "; CVT_RULES unsigned-dest)")
+    return note, into
 
 
 # ------------------------------------------------------------------ forms
@@ -220,10 +255,9 @@ def cvt_form(form: str) -> CvtForm | None:
         raise NotModelled(".s2f6x2: the format's layout is not in the 9.4 text")
     if 4 in (dn, an):
         raise NotModelled("x4 forms exist only with .rs, which is not modelled")
-    if de in ("ue8m0", "ue5m3"):
-        raise NotModelled(f".{de}x2 destination: the text does not say how a negative input converts to a format "
-                          "without a sign")
     rules = ["rounding"]
+    if de in ("ue8m0", "ue5m3"):
+        rules.append("unsigned-dest")
     if de in CVT_FORMATS:
         slot = {4: 4, 6: 8, 8: 8, 16: 16, 19: 32, 32: 32}[CVT_FORMATS[de].bits]
         width = dn * slot

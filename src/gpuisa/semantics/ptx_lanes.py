@@ -15,6 +15,7 @@ b[0:15]), the mixed mul that converts f16 to bf16 (the rounding of that convert 
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,10 +48,17 @@ LANE_RULES: dict[str, str] = {
     "f64-directed": f"{FP}9.7.3.3 add / 9.7.3.5 mul ('.rz mantissa LSB rounds towards zero', .rm / .rp): the exact "
                     "sum (TwoSum) or product (its exact remainder, by integers where float64 cannot hold it) rounded "
                     "once in the form's direction",
+    "f64-exact": f"{FP}9.7.3.6-floating-point-instructionsfma.md:58 ('fma.f64 computes the product of a and b to "
+                 "infinite precision and then adds c to this product, again in infinite precision. The resulting value "
+                 "is then rounded to double precision using the rounding mode specified by .rnd'); 9.7.3.7 mad:44 "
+                 "(the same for mad.f64); 9.7.3.8 div:24, 9.7.3.13 rcp:23, 9.7.3.15 sqrt:23 ('IEEE 754 compliant "
+                 "rounding'): the exact quotient, reciprocal or square root rounded once in the form's direction; "
+                 "zeros, infinities and NaN as IEEE 754 (an exact zero sum is -0 only under .rm, 6.3)",
 }
 
 _TYPE = re.compile(r"\.(f16x2|bf16x2|f32x2|f16|bf16|f32|f64)\b")
-_OPS = ("add", "sub", "mul", "fma", "min", "max", "neg", "abs", "testp", "copysign")
+_OPS = ("add", "sub", "mul", "fma", "min", "max", "neg", "abs", "testp", "copysign", "mad", "div", "rcp", "sqrt")
+_EXACT_OPS = ("fma", "mad", "div", "rcp", "sqrt")       # f64 with .rz/.rm/.rp: rounded from the exact value
 TESTP: dict[str, str] = {      # testp .op -> which inputs are True (9.7.3.1, the 'True if' lines)
     "finite": "not infinite or NaN", "infinite": "positive or negative infinity", "number": "not NaN",
     "notanumber": "NaN", "normal": "a normal number (not NaN, not infinity); zeros are normal",
@@ -82,7 +90,9 @@ def lane_form(form: str) -> LaneForm | None:
     if op == "copysign" and len(types) == 1 and types[0] in ("f32", "f64"):
         return LaneForm(form, op, dict.fromkeys(("a", "b"), _BITS[types[0]]), dict.fromkeys(("a", "b", "d"), types[0]),
                         1, _BITS[types[0]], ("copysign",))
-    directed_f64 = types == ["f64"] and op in ("add", "sub", "mul") and bool(mods & {"rz", "rm", "rp"})
+    directed_f64 = types == ["f64"] and op in ("add", "sub", "mul", *_EXACT_OPS) and bool(mods & {"rz", "rm", "rp"})
+    if op in _EXACT_OPS[1:] and not directed_f64:
+        return None
     if not types or op == "testp" or ("f64" in types and op not in ("min", "max") and not directed_f64):
         return None
     mixed = len(types) > 1
@@ -96,7 +106,8 @@ def lane_form(form: str) -> LaneForm | None:
         rules.append("min-max")
     if op in ("neg", "abs"):
         rules.append("neg-abs")
-    names = {"neg": ["a"], "abs": ["a"], "fma": ["a", "b", "c"]}.get(op, ["a", "b"])
+    names = {"neg": ["a"], "abs": ["a"], "fma": ["a", "b", "c"], "mad": ["a", "b", "c"], "rcp": ["a"],
+             "sqrt": ["a"]}.get(op, ["a", "b"])
     if not mixed:
         t = types[0]
         count = 2 if t.endswith("x2") else 1
@@ -119,7 +130,7 @@ def lane_form(form: str) -> LaneForm | None:
         elems = {k: (v[:-2] if v.endswith("x2") else v) for k, v in elems.items()}
         rules.append("mixed-downconvert" if _BITS[elems["d"]] < 32 else "mixed-upconvert")
     if directed_f64:
-        rules.append("f64-directed")
+        rules.append("f64-exact" if op in _EXACT_OPS else "f64-directed")
     if "ftz" in mods:
         rules.append("ftz")
     if "sat" in mods:
@@ -272,6 +283,8 @@ def _element(lf: LaneForm, mods: set[str], mode: str, raw: dict[str, np.ndarray]
         return a ^ sign if lf.op == "neg" else a & ~sign
     if lf.op in ("min", "max"):
         return _min_max(lf, mods, raw, val, de)
+    if "f64-exact" in lf.rules:
+        return _exact_f64(lf.op, val, mode)
     a = val["a"]
     with np.errstate(all="ignore"):
         if lf.op in ("add", "sub"):
@@ -340,3 +353,82 @@ def lanes_differ(lf: LaneForm, want: np.ndarray, got: np.ndarray) -> np.ndarray:
         x, y = (want >> np.uint64(w * i)) & mask, (got >> np.uint64(w * i)) & mask
         diff |= (x != y) & ~(_nan_of(x, de) & _nan_of(y, de))
     return diff
+
+
+def _exact_f64(op: str, val: dict[str, np.ndarray], mode: str) -> np.ndarray:
+    """f64 fma/mad/div/rcp/sqrt rounded once from the exact value in the direction `mode` (LANE_RULES f64-exact):
+    numpy's IEEE result where it is exact in every direction (a NaN or infinite input, division by zero), exact
+    rationals (Python's Fraction; an exact square root compared by squaring) elsewhere."""
+    names = {"div": ("a", "b"), "rcp": ("a",), "sqrt": ("a",)}.get(op, ("a", "b", "c"))
+    x = [np.asarray(val[n], dtype=np.float64) for n in names]
+    with np.errstate(all="ignore"):
+        if op == "div":
+            nearest = x[0] / x[1]
+        elif op == "rcp":
+            nearest = 1.0 / x[0]
+        elif op == "sqrt":
+            nearest = np.sqrt(x[0])
+        else:
+            nearest = x[0] * x[1] + x[2]        # only its NaN/infinity matters where an input is not finite
+    finite = np.all([np.isfinite(v) for v in x], axis=0)
+    if op in ("div", "rcp"):
+        finite &= x[-1] != 0
+    out = nearest.copy()
+    for i in np.nonzero(finite)[0]:
+        out[i] = _exact_lane(op, [float(v[i]) for v in x], mode)
+    return out.view(np.uint64)
+
+
+def _exact_lane(op: str, x: list[float], mode: str) -> float:
+    import math
+    from fractions import Fraction
+
+    if op == "sqrt":
+        a = x[0]
+        if a == 0 or a < 0:
+            return a if a == 0 else math.nan
+        y = math.sqrt(a)                           # correctly rounded to nearest (IEEE 754 squareRoot)
+        sq, fa = Fraction(y) ** 2, Fraction(a)
+        if sq == fa:
+            return y
+        above = sq > fa
+        return _step(y, above, True, mode)
+    if op in ("div", "rcp"):
+        num, den = (x[0], x[1]) if op == "div" else (1.0, x[0])
+        q = Fraction(num) / Fraction(den)
+        if q == 0:
+            return math.copysign(0.0, math.copysign(1.0, num) * math.copysign(1.0, den))
+    else:
+        a, b, c = x
+        q = Fraction(a) * Fraction(b) + Fraction(c)
+        if q == 0:
+            p_neg = (math.copysign(1.0, a) * math.copysign(1.0, b)) < 0
+            c_neg = math.copysign(1.0, c) < 0
+            if p_neg == c_neg and a * b == 0 and c == 0:
+                return -0.0 if c_neg else 0.0      # x + x keeps x's sign, zeros included (IEEE 754 6.3)
+            return -0.0 if mode == ".rm" else 0.0
+    try:
+        y = float(q)                                # CPython rounds int / int correctly, to nearest
+    except OverflowError:
+        y = math.inf if q > 0 else -math.inf
+    if math.isinf(y):
+        big = math.copysign(sys.float_info.max, y)
+        keep = {".rz": False, ".rm": y < 0, ".rp": y > 0}[mode]
+        return y if keep else big
+    fy = Fraction(y)
+    if fy == q:
+        return y
+    return _step(y, fy > q, q > 0, mode)
+
+
+def _step(y: float, above: bool, positive: bool, mode: str) -> float:
+    """y, the nearest float to an exact value, moved one step to the neighbour on the mode's side of that value."""
+    import math
+
+    if mode == ".rm" and above:
+        return math.nextafter(y, -math.inf)
+    if mode == ".rp" and not above:
+        return math.nextafter(y, math.inf)
+    if mode == ".rz" and above == positive:
+        return math.nextafter(y, 0.0)
+    return y
