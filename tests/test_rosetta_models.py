@@ -256,3 +256,29 @@ def test_unsigned_scale_destinations():
     assert "non-negative" in note
     mixed = np.array([0x8000_BF80, 0x0001_0000], dtype=np.uint64)      # -0.0 | -1.0; a subnormal | +0.0
     assert [hex(int(v)) for v in into("a", mixed)] == ["0x803f80", "0x810080"]
+
+
+def test_rna_rounds_ties_away_from_zero():
+    assert "rounding to nearest, with ties away from zero" in CVT.read_text()
+    tie = 0x3F80_1000                  # 1 + 2^-11: halfway between two tf32 values (tf32 keeps 10 mantissa bits)
+    assert _cvt("cvt.rna.tf32.f32", a=tie) == 0x3F80_2000 and _cvt("cvt.rn.tf32.f32", a=tie) == 0x3F80_0000
+    assert _cvt("cvt.rna.tf32.f32", a=tie | 1 << 31) == 0xBF80_2000
+
+
+def test_cvt_pack_clamps_both_ends_and_packs_a_above_b():
+    from gpuisa.crossref.discovery import _run_np, ptx_side
+    from tests.conftest import TEXTS
+
+    text = (PTX / "9.7.10.25-data-movement-and-conversion-instructionscvt.pack.md").read_text()
+    assert "`.sat` modifier limits the converted values to `MIN(convertType)`.. `MAX(convertedType)`" in text
+    assert "If operand `c` is specified then remaining bits of `d` are copied from lower bits of `c`." in text
+
+    def run(form: str, **ops: int) -> int:
+        p = ptx_side(form, TEXTS)
+        return int(_run_np(p.prog, "rdna3", {k: np.array([v], dtype=np.uint64) for k, v in ops.items()}, p.inputs,
+                           TEXTS)[0])
+
+    # .s4 range is -8..7: a = 100 -> 7, b = -100 -> -8 (0b1000); c's low bits fill the rest above the 8 packed bits
+    assert run("cvt.pack.sat.s4.s32.b32", a=100, b=(-100) & 0xFFFFFFFF, c=0xABCDEF) == (0xABCDEF << 8 | 0x7 << 4 | 0x8) \
+        & 0xFFFFFFFF
+    assert run("cvt.pack.sat.u16.s32", a=(-5) & 0xFFFFFFFF, b=70000) == 0x0000_FFFF

@@ -51,6 +51,25 @@ def test_rosetta_page_links_badges_and_escapes(client):
     assert bad.status_code == 200 and "<script>alert(1)" not in bad.text
 
 
+def test_rosetta_overview_links_chapter_pages(client, catalog):
+    from gpuisa.web.site import ROSETTA_PAGE_ROWS
+
+    whole = catalog.rosetta()
+    overview = client.get("/rosetta").text
+    # the default page is the per-chapter overview: a link to each chapter's rows, no row of its own
+    assert 'class="data rosetta"' not in overview
+    for ch in whole["chapters"]:
+        assert f'href="/rosetta?chapter={ch.replace(" ", "+")}"' in overview
+    # a chapter's page holds that chapter only (not the chapters whose names contain it), a page at a time
+    fp = client.get("/rosetta", params={"chapter": "Floating-Point Instructions"}).text
+    assert "Half Precision Floating-Point Instructions</th>" not in fp and "<code>add.f32</code>" in fp
+    cvt = [r for r in whole["rows"] if r["chapter"] == "cvt"]
+    last = -(-len(cvt) // ROSETTA_PAGE_ROWS)
+    page = client.get("/rosetta", params={"chapter": "cvt", "page": last}).text
+    assert page.count("<tr><th scope=\"row\">") == len(cvt) - (last - 1) * ROSETTA_PAGE_ROWS
+    assert f"<code>{cvt[-1]['form']}</code>" in page and f"<code>{cvt[0]['form']}</code>" not in page
+
+
 def test_amd_page_lists_ptx_forms_mapping_to_it(catalog):
     # the reverse direction: the rdna3 V_SAD_U32 page names the PTX form that maps to it there
     eq = catalog.show("v_sad_u32", "rdna3").as_json()["equivalents"]

@@ -121,6 +121,17 @@ PROSE_BLOCKS: dict[str, tuple[str, str]] = {
                                "comments for packed and narrow float types)"),
 }
 
+# 9.7.10.25 cvt.pack: the block clamps with `ta = a < MIN(convertType) ? MIN(convertType) : a;` then overwrites ta
+# with `ta = a > MAX(convertType) ? MAX(convertType) : a;` (no lower clamp left), and its convertType (.u2 ... .s16)
+# is no register type. The Description: "Destination d is an unsigned 32-bit integer. Source operands a and b are
+# integers of type .abType and the source operand c is an integer of type .cType"; ".sat modifier limits the
+# converted values to MIN(convertType)..MAX(convertedType)"; "the results after conversion are packed into lower
+# bits of d"; "If operand c is specified then remaining bits of d are copied from lower bits of c". Read as below
+# ({lo}, {hi}: the convertType's range; {size}: its bits; a's value above b's, as the block's td[i] = ta[i - size]).
+PACK_BLOCK = ("ta = a < {lo} ? {lo} : (a > {hi} ? {hi} : a);\ntb = b < {lo} ? {lo} : (b > {hi} ? {hi} : b);\n"
+              "d = ((ta & {mask}) << {size}) + (tb & {mask}){rest};")   # disjoint fields: + is |
+PACK_TYPES = {"d": ("u", 32), "a": ("i", 32), "b": ("i", 32), "c": ("b", 32)}
+
 # Carry, stated in prose only: 9.7.2.1 add.cc "carry-out written to CC.CF"; 9.7.2.2 addc `d = a + b + CC.CF;`
 # "if .cc specified, carry-out written to CC.CF"; 9.7.2.3/4 sub.cc/subc "borrow-out written to CC.CF"
 # (`d = a - (b + CC.CF);`); 9.7.2.5/6 mad.cc/madc "carry-out from addition is written to CC.CF".
@@ -364,6 +375,8 @@ def ptx_semantics(form: str, texts: Texts, errata: bool = True) -> PtxSemantics:
     ops = operand_names(rec.operands)
     if not any(re.search(rf"\b{re.escape(o)}\b", code) for o in ops):
         ops = _syntax_operands(found.syntax, len(ops)) or ops    # the form's operands came from an example line
+    if found.instruction == "cvt.pack":
+        return _cvt_pack(found, rec, code, ops)
     base = rec.types[0] if rec.types else ".b32"
     packed = PACKED.match(base)
     elem: tuple[str, int] | None = None
@@ -411,6 +424,22 @@ def ptx_semantics(form: str, texts: Texts, errata: bool = True) -> PtxSemantics:
     code_p = prepare_ptx(fixed, rec.modifiers, chosen, btype[1])
     return PtxSemantics(rec.form, found.instruction, code, code_p, ops, types, rec.modifiers, chosen,
                         found.cite, tuple(applied), outputs, tuple(notes), elem)
+
+
+def _cvt_pack(found: Any, rec: Any, code: str, ops: list[str]) -> PtxSemantics:
+    """cvt.pack by PACK_BLOCK (the block's own clamp loses its lower bound; its convertType is no register type)."""
+    m = re.fullmatch(r"\.([us])(2|4|8|16)", rec.types[0] if rec.types else "")
+    if not m:
+        raise EvalError(f"cvt.pack convertType {rec.types[:1]} is none of .u2 .s2 .u4 .s4 .u8 .s8 .u16 .s16", rec.form)
+    size = int(m.group(2))
+    lo, hi = (-(1 << (size - 1)), (1 << (size - 1)) - 1) if m.group(1) == "s" else (0, (1 << size) - 1)
+    rest = f" + (c << {2 * size})" if "c" in ops else ""
+    block = PACK_BLOCK.format(lo=lo, hi=hi, mask=f"{(1 << size) - 1:#x}", size=size, rest=rest)
+    types = {o: PACK_TYPES[o] for o in ops}
+    why = ("block read as PACK_BLOCK: the second `ta = a > MAX ? MAX : a;` overwrites the first clamp, the "
+           "Description limits to MIN..MAX")
+    return PtxSemantics(rec.form, found.instruction, code, prepare_ptx(block, rec.modifiers, {}, 32), ops, types,
+                        rec.modifiers, {}, found.cite, (why,), (), (), None)
 
 
 @lru_cache(maxsize=1024)

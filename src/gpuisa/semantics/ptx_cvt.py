@@ -77,7 +77,8 @@ CVT_RULES: dict[str, str] = {
                      "a negative input within range, so the model writes NaN there and the discovery feeds none, "
                      "see input_domain)",
     "pzo": f"{CITE}:164 (.pzo: a -0.0 result is forced to +0.0)",
-    "rounding": f"{CITE}:326-337 (.rn nearest even, .rz toward zero, .rm / .rp toward -inf / +inf)",
+    "rounding": f"{CITE}:326-341 (.rn nearest even, .rna nearest with ties away from zero, .rz toward zero, .rm / .rp "
+                "toward -inf / +inf)",
 }
 
 _NARROW = re.compile(r"^\.(e4m3|e5m2|e2m3|e3m2|e2m1|ue8m0|ue5m3|s2f6)x(2|4)$")
@@ -147,6 +148,9 @@ def encode(x: np.ndarray, err: np.ndarray, name: str, mode: str, satfinite: bool
     if mode == ".rn":
         mid = (lo + hi) / 2
         up = (m > mid) | ((m == mid) & (e > 0)) | ((m == mid) & (e == 0) & (codes_f[i] % 2 == 1))
+    elif mode == ".rna":                                        # a tie goes away from zero, to the larger magnitude
+        mid = (lo + hi) / 2
+        up = (m > mid) | ((m == mid) & (e >= 0))
     else:
         up = {".rz": np.zeros_like(neg), ".rp": ~neg, ".rm": neg}[mode]
     code = codes_f[np.where(up & ~exact, j, i)]
@@ -249,8 +253,6 @@ def cvt_form(form: str) -> CvtForm | None:
         return None
     if "rs" in mods:
         raise NotModelled(".rs rounding: the random-bit layouts are given as figures (images), not text")
-    if "rna" in mods:
-        raise NotModelled(".rna (ties away) rounding is not in this model")
     if "s2f6" in (de, ae):
         raise NotModelled(".s2f6x2: the format's layout is not in the 9.4 text")
     if 4 in (dn, an):
@@ -288,7 +290,7 @@ def cvt_form(form: str) -> CvtForm | None:
 
 
 def _mode(form: str) -> str:
-    return next((f".{m}" for m in form.split(".") if m in ("rn", "rz", "rm", "rp")), ".rn")
+    return next((f".{m}" for m in form.split(".") if m in ("rn", "rna", "rz", "rm", "rp")), ".rn")
 
 
 _INT_ROUND = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}

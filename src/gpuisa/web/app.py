@@ -93,6 +93,7 @@ PageQuery = Annotated[str, Query(max_length=MAX_QUERY)]
 RosettaChapter = Annotated[str, Query(max_length=64, description="Only chapters containing this text (`logic`, `cvt`)")]
 RosettaLevel = Annotated[str, Query(max_length=40, description="Only forms with this level on some shown arch "
                                                                "(`equivalent`, `none` ...)")]
+RosettaPage = Annotated[int, Query(ge=1, le=1000, description="Page of the matching rows (150 to a page)")]
 Limit = Annotated[int, Query(ge=1, le=500)]
 HexPage = Annotated[str, Query(max_length=WEB_DECODE_MAX_HEX)]
 TargetPage = Annotated[str, Query(max_length=32)]
@@ -552,8 +553,8 @@ def create_app(catalog_path: Path, cache_size: int = 4096, origin: str = "", wor
         return await work(search_results, q, arch_key)
 
     @app.get("/rosetta", response_class=HTMLResponse, include_in_schema=False)
-    async def rosetta_page(chapter: RosettaChapter = "", level: RosettaLevel = "") -> Response:
-        return await work(lambda: _html(site().rosetta_page(links, chapter, level)))
+    async def rosetta_page(chapter: RosettaChapter = "", level: RosettaLevel = "", page: RosettaPage = 1) -> Response:
+        return await work(lambda: _html(site().rosetta_page(links, chapter, level, page)))
 
     @app.get("/diff", response_class=HTMLResponse, include_in_schema=False)
     async def diff_index(a: ArchQuery = None, b: ArchQuery = None) -> Response:

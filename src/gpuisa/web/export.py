@@ -17,7 +17,7 @@ from pathlib import Path
 from gpuisa.catalog.documents import AmdDocument
 from gpuisa.catalog.query import Catalog
 from gpuisa.errors import GpuisaError
-from gpuisa.web.site import STATIC, Links, Site, safe_segment
+from gpuisa.web.site import STATIC, Links, Site, safe_segment, slug
 from gpuisa.workers import process_pool
 
 Progress = Callable[[str, int, int], None]
@@ -106,6 +106,8 @@ def export_site(catalog_path: Path, out: Path, jobs: int | None = None, progress
     writer.write("404.html", site.error_page(Links.for_depth(0), 404, "no such page in this export"))
     writer.write("diff/index.html", site.diff_index(Links.for_depth(1)))
     writer.write("rosetta.html", site.rosetta_page(Links.for_depth(0)))
+    for chapter in catalog.rosetta()["chapters"]:   # the overview links each chapter's page
+        writer.write(f"rosetta/{slug(chapter)}.html", site.rosetta_page(Links.for_depth(1), chapter))
     for label in catalog.operand_labels():   # operand and operand-kind pages the operand tables link to
         if safe_segment(label):
             writer.write(f"operand/{label}.html", site.operand_page(catalog.operand_page(label).as_json(), Links.for_depth(1)))

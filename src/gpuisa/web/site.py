@@ -48,6 +48,10 @@ _URL = re.compile(r"^https?://[^\s<>\"']+$")
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 
+ROSETTA_PAGE_ROWS = 150       # rows of one /rosetta page (a row is about 1 KB of HTML for 6 archs)
+NOT_COMPUTED_NOTE = "not computed within the build's time budget (`gpuisa rosetta --arch A` computes and caches it)"
+
+
 def slug(text: str) -> str:
     """Anchor id for a heading (group or section names come from the manuals)."""
     return _SLUG.sub("-", text.lower()).strip("-") or "other"
@@ -104,8 +108,13 @@ class Links:
     def diff_index(self) -> str:
         return self.root + ("diff/index.html" if self.static else "diff")
 
-    def rosetta(self) -> str:
-        return self.root + ("rosetta.html" if self.static else "rosetta")
+    def rosetta(self, chapter: str = "", level: str = "", page: int = 1) -> str:
+        """The Rosetta overview, or one chapter's rows (filtered by level, one page of ROSETTA_PAGE_ROWS); the export
+        has a page per chapter (every row, no level filter)."""
+        if self.static:
+            return self.root + (f"rosetta/{slug(chapter)}.html" if chapter else "rosetta.html")
+        query = urlencode({k: v for k, v in (("chapter", chapter), ("level", level), ("page", page)) if v and v != 1})
+        return self.root + "rosetta" + (f"?{query}" if query else "")
 
     def search(self) -> str:
         return self.root + ("search.html" if self.static else "search")
@@ -515,14 +524,29 @@ class Site:
         return self.render("ptx_index.html", links, title="PTX instructions", categories=categories,
                            total=len({e.name.lower() for c in categories for e in c.entries}))
 
-    def rosetta_page(self, links: Links, chapter: str = "", level: str = "") -> str:
-        """PTX forms by chapter (rows) x archs (columns), each cell the level badge linking to the mapping."""
-        table = self.catalog.rosetta(None, chapter, level)
+    def rosetta_page(self, links: Links, chapter: str = "", level: str = "", page: int = 1) -> str:
+        """PTX forms by chapter (rows) x archs (columns), each cell the level badge linking to the mapping. Without a
+        filter: the overview (decided per arch and chapter, each chapter linking to its rows); with one: the matching
+        rows, ROSETTA_PAGE_ROWS to a page (the whole table is some 1,500 rows by 6 archs: megabytes of HTML)."""
+        whole = self.catalog.rosetta()
         levels = ["equivalent", "equivalent with restrictions", "needs a sequence", "none", "undecided",
                   "no semantics", "not computed"]
-        chapters = self.catalog.rosetta()["chapters"]
-        return self.render("rosetta.html", links, title="Rosetta: PTX to AMD", table=table, chapter=chapter,
-                           level=level, levels=levels, chapters=chapters, level_words=LEVEL_WORDS)
+        table = self.catalog.rosetta(None, chapter, level) if chapter or level else None
+        if table is not None and chapter in whole["chapters"]:       # a chapter's own page: not the chapters that
+            table = {**table, "rows": [r for r in table["rows"] if r["chapter"] == chapter]}   # contain its name
+        pages = 1
+        if table is not None and not links.static:
+            pages = max(1, -(-len(table["rows"]) // ROSETTA_PAGE_ROWS))
+            page = min(max(1, page), pages)
+            first = (page - 1) * ROSETTA_PAGE_ROWS
+            table = {**table, "total": len(table["rows"]), "first": first + 1,
+                     "rows": table["rows"][first:first + ROSETTA_PAGE_ROWS]}
+        elif table is not None:
+            table = {**table, "total": len(table["rows"]), "first": 1}
+        title = f"Rosetta: {chapter}" if chapter and table is not None and table["chapters"] else "Rosetta: PTX to AMD"
+        return self.render("rosetta.html", links, title=title, table=table, whole=whole, chapter=chapter,
+                           level=level, levels=levels, chapters=whole["chapters"], level_words=LEVEL_WORDS, page=page,
+                           pages=pages, not_computed=NOT_COMPUTED_NOTE)
 
     def diff_index(self, links: Links) -> str:
         return self.render("diff_index.html", links, title="Generation diffs", diff_lines=_diff_lines(self.archs))
