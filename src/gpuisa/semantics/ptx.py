@@ -249,12 +249,12 @@ def _prose_rules(name: str, code: str, rec: Any, chosen: dict[str, str], types: 
         signed = types.get("a", ("u", 0))[0] == "i"
         top = 1 << (bits - 1)
 
-        def narrow(m: re.Match[str]) -> str:
-            field = f"({m.group(1)} & {(1 << bits) - 1:#x})"
+        def narrow(operand: str) -> str:
+            field = f"({operand} & {(1 << bits) - 1:#x})"
             return f"(({field} ^ {top:#x}) - {top:#x})" if signed else field
 
-        code, n = re.subn(r"(?m)^(\s*t\s*=\s*)a\s*\*\s*b\s*;", lambda m: m.group(1) + re.sub(
-            r"\b([ab])\b", narrow, "a * b") + ";", code)
+        product = f"{narrow('a')} * {narrow('b')}"
+        code, n = re.subn(r"(?m)^(\s*t\s*=\s*)a\s*\*\s*b\s*;", lambda m: f"{m.group(1)}{product};", code)
         if n:
             notes.append(f"operands a, b read as {bits}-bit values ({'sign' if signed else 'zero'}-extended from "
                          f"bit {bits - 1}): {cite}")
@@ -373,8 +373,12 @@ def ptx_semantics(form: str, texts: Texts, errata: bool = True) -> PtxSemantics:
     if found.instruction == "shf":
         chosen["dir"] = next((m for m in rec.modifiers if m in (".l", ".r")), "")
     ops = operand_names(rec.operands)
-    if not any(re.search(rf"\b{re.escape(o)}\b", code) for o in ops):
-        ops = _syntax_operands(found.syntax, len(ops)) or ops    # the form's operands came from an example line
+    def used(names: list[str]) -> int:
+        return sum(bool(re.search(rf"\b{re.escape(o)}\b", code)) for o in names)
+
+    template = _syntax_operands(found.syntax, len(ops))
+    if template and used(template) > used(ops):
+        ops = template             # the form's operands came from an example line (`bfe.b32 d,a,start,len`)
     if found.instruction == "cvt.pack":
         return _cvt_pack(found, rec, code, ops)
     base = rec.types[0] if rec.types else ".b32"
