@@ -52,6 +52,8 @@ def test_rosetta_page_links_badges_and_escapes(client):
 
 
 def test_rosetta_overview_links_chapter_pages(client, catalog):
+    from urllib.parse import urlencode
+
     from gpuisa.web.site import ROSETTA_PAGE_ROWS
 
     whole = catalog.rosetta()
@@ -59,7 +61,7 @@ def test_rosetta_overview_links_chapter_pages(client, catalog):
     # the default page is the per-chapter overview: a link to each chapter's rows, no row of its own
     assert 'class="data rosetta"' not in overview
     for ch in whole["chapters"]:
-        assert f'href="/rosetta?chapter={ch.replace(" ", "+")}"' in overview
+        assert f'href="/rosetta?{urlencode({"chapter": ch})}"' in overview
     # a chapter's page holds that chapter only (not the chapters whose names contain it), a page at a time
     fp = client.get("/rosetta", params={"chapter": "Floating-Point Instructions"}).text
     assert "Half Precision Floating-Point Instructions</th>" not in fp and "<code>add.f32</code>" in fp
