@@ -31,6 +31,6 @@ def default_sources() -> Path:
 
 
 def cache_dir() -> Path:
-    """Cache for results of external tools (llvm-mc, ptxas), keyed by tool version inside."""
+    """Cache for results of external tools (llvm-mc, ptxas; keyed by tool version inside) and parsed sources."""
     env = os.environ.get("GPUISA_CACHE")
     return Path(env) if env else data_home() / "cache"
