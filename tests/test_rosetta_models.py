@@ -282,3 +282,19 @@ def test_cvt_pack_clamps_both_ends_and_packs_a_above_b():
     assert run("cvt.pack.sat.s4.s32.b32", a=100, b=(-100) & 0xFFFFFFFF, c=0xABCDEF) == (0xABCDEF << 8 | 0x7 << 4 | 0x8) \
         & 0xFFFFFFFF
     assert run("cvt.pack.sat.u16.s32", a=(-5) & 0xFFFFFFFF, b=70000) == 0x0000_FFFF
+
+
+def test_mixed_fma_packed_reads_b_as_its_syntax_type():
+    text = (PTX / "9.7.5.3-mixed-precision-floating-point-instructionsfma.md").read_text()
+    # premise: the Syntax gives b the .f32x2 type while the block reads b[0:15] (an erratum the model states)
+    assert ".btype  = .ctype = .dtype = { .f32x2 };" in text and "convert(b[0:15])" in text
+    lf = lane_form("fma.rn.f32x2.f16x2.f32x2.f32x2")
+    assert lf.inputs == {"a": 32, "b": 64, "c": 64} and "mixed-fma-packed-b" in lf.rules
+    a = int(np.array([1.5, -2.0], dtype=np.float16).view(np.uint32)[0])
+    b = int(np.array([0.1, 3.0], dtype=np.float32).view(np.uint64)[0])
+    c = int(np.array([1.0, 2.0 ** -30], dtype=np.float32).view(np.uint64)[0])
+    d = run_lanes(lf, {k: np.array([v], dtype=np.uint64) for k, v in (("a", a), ("b", b), ("c", c))})
+    got = np.array([int(d[0])], dtype=np.uint64).view(np.float32)
+    for i, (x, y, z) in enumerate(((1.5, np.float32(0.1), 1.0), (-2.0, np.float32(3.0), np.float32(2.0 ** -30)))):
+        exact = Fraction(x) * Fraction(float(y)) + Fraction(float(z))  # one rounding of the exact value (.rn)
+        assert got[i] == np.float32(float(exact))

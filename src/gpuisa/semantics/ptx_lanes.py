@@ -8,8 +8,9 @@ numpy lanes of raw bits: the exact value in float64 (a sum or fma keeps its exac
 two f32 is exact) rounded once to the destination format by the form's .rnd (ptx_cvt.encode for f16 and bf16),
 then the prose clamps. LANE_RULES cites each rule. Floats are tested, never proved.
 
-Not modelled (the row says why): the mixed fma with packed operands (its Syntax gives b as .f32x2, its block reads
-b[0:15]), the mixed mul that converts f16 to bf16 (the rounding of that convert is not stated), .oob.
+The mixed fma with packed operands follows its Syntax (b is .f32x2) where its block reads b[0:15] (LANE_RULES
+mixed-fma-packed-b). Not modelled (the row says why): the mixed mul that converts f16 to bf16 (the rounding of that
+convert is not stated), .oob.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ LANE_RULES: dict[str, str] = {
                        "c;`, per element for .f32x2; convert of f16/bf16 to f32 is exact)",
     "mixed-downconvert": f"{FP}9.7.5.1 / 9.7.5.4 Semantics (`d[0:15] = convert(a[0:31] + c[0:31]); // Apply rz for "
                          "output`: read as the exact result rounded once toward zero)",
+    "mixed-fma-packed-b": f"{FP}9.7.5.3-mixed-precision-floating-point-instructionsfma.md:21-29 (Syntax `fma{{.rnd}}"
+                          ".dtype.atype.btype.ctype`, '.btype = .ctype = .dtype = { .f32x2 }') and Description ('Converts "
+                          "input operands a, b and c to .cdtype/.dtype type'): b's elements are b[0:31] and b[32:63]; "
+                          "the Semantics block's `convert(b[0:15])` / `convert(b[16:31])` read b as .atype, which "
+                          "the Syntax does not give it (ERRATUM: the block loses to the Syntax and Description)",
     "ftz": f"{FP}9.7.3.3 Notes ('add.ftz.f32, add.ftz.f32x2 flushes subnormal inputs and results to sign-preserving "
            "zero')",
     "sat": f"{FP}9.7.3.3 ('.sat ... clamps the result to [0.0, 1.0]. NaN results are flushed to +0.0f')",
@@ -120,12 +126,12 @@ def lane_form(form: str) -> LaneForm | None:
             raise NotModelled("mixed mul converting between f16 and bf16: the rounding of that convert is not stated")
         d = types[0]
         count = 2 if d.endswith("x2") else 1
-        if op == "fma" and count == 2:
-            raise NotModelled("mixed fma with packed operands: the Syntax gives b as .f32x2, the Semantics block reads "
-                              "b[0:15]")
         names = ["a", "b", "c"] if op == "fma" else ["a", "c"]
         src = types[1]
         elem = {n: (src if n in ("a", "b") else types[-1]) for n in names}
+        if op == "fma" and count == 2:      # fma.rnd.f32x2.{f16x2,bf16x2}.f32x2.f32x2: b is .btype, an .f32x2
+            elem["b"] = types[2]
+            rules.append("mixed-fma-packed-b")
         elems = {"d": d} | elem
         elems = {k: (v[:-2] if v.endswith("x2") else v) for k, v in elems.items()}
         rules.append("mixed-downconvert" if _BITS[elems["d"]] < 32 else "mixed-upconvert")
