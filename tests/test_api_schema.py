@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 def api_schema(catalog_path):
     from gpuisa.web.app import create_app
 
-    return schemathesis.openapi.from_asgi("/openapi.json", create_app(catalog_path))
+    return schemathesis.openapi.from_asgi("/openapi.json", create_app(catalog_path, request_seconds=120))
 
 
 schema = schemathesis.pytest.from_fixture("api_schema")
@@ -37,7 +37,7 @@ def test_whitespace_only_search_finds_nothing(catalog_path):
 
     from gpuisa.web.app import create_app
 
-    client = TestClient(create_app(catalog_path))
+    client = TestClient(create_app(catalog_path, request_seconds=120))
     for q in ("%1D", "%20%20", "%09"):
         r = client.get(f"/api/search?q={q}")
         assert r.status_code == 200 and r.json() == [], (q, r.status_code, r.text)

@@ -37,7 +37,7 @@ def client(catalog_path: Path):
 
     from gpuisa.web.app import create_app
 
-    return TestClient(create_app(catalog_path))
+    return TestClient(create_app(catalog_path, request_seconds=120))   # content, not speed (see test_web_budgets)
 
 
 def _until_ready(client, url: str, seconds: float = 300.0):

@@ -70,7 +70,7 @@ def client(catalog_path):
 
     from gpuisa.web.app import create_app
 
-    return TestClient(create_app(catalog_path))
+    return TestClient(create_app(catalog_path, request_seconds=120))   # content, not speed (see test_web_budgets)
 
 
 @pytest.mark.parametrize(("url", "source"), [("/ptx/clmad", CLMAD), ("/ptx/sad", SAD)])

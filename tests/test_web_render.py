@@ -121,7 +121,7 @@ def test_a_ptx_page_builds_its_document_once(catalog_path, monkeypatch):
         return real(conn, name, form)
 
     monkeypatch.setattr(query, "ptx_show", counting)      # the query layer's reference to the builder
-    client = TestClient(create_app(catalog_path))
+    client = TestClient(create_app(catalog_path, request_seconds=120))   # content, not speed (see test_web_budgets)
     for url in ("/ptx/clmad", "/ptx/sad"):
         calls.clear()
         assert client.get(url).status_code == 200

@@ -107,7 +107,8 @@ def live_server(catalog: Path) -> Iterator[str]:
     from gpuisa.web.app import create_app
 
     port = free_port()
-    config = uvicorn.Config(create_app(catalog), host="127.0.0.1", port=port, access_log=False, log_level="warning")
+    app = create_app(catalog, request_seconds=120)   # what pages do, not how fast (tests/test_web_budgets.py)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, access_log=False, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
