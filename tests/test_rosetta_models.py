@@ -201,18 +201,22 @@ def test_f64_directed_fma_div_sqrt_are_exact_then_rounded(x, y, z, op, mode):
     big = Fraction(float(np.finfo(np.float64).max))
 
     def above(v: float) -> int:                  # sign of v - exact result, by exact arithmetic
+        if op != "sqrt":
+            exact = Fraction(x) * Fraction(y) + Fraction(z) if op == "fma" else Fraction(x) / Fraction(y)
+            if abs(exact) >= big:
+                return 2                                               # overflow: not this test's subject
+        if v in (float("inf"), float("-inf")):   # the neighbour of the largest finite result: beyond any exact value
+            return 1 if v > 0 else -1
         if op == "sqrt":
             return 1 if v > 0 and Fraction(v) ** 2 > Fraction(x) else -1 if Fraction(v) ** 2 < Fraction(x) or v < 0 \
                 else 0
-        exact = Fraction(x) * Fraction(y) + Fraction(z) if op == "fma" else Fraction(x) / Fraction(y)
-        if abs(exact) >= big:
-            return 2                                                   # overflow: not this test's subject
         return (Fraction(v) > exact) - (Fraction(v) < exact)
 
     here = above(d)
     if here in (0, 2):
         return
-    up, down = above(float(np.nextafter(d, np.inf))), above(float(np.nextafter(d, -np.inf)))
+    with np.errstate(over="ignore"):             # the neighbour of the largest finite double is infinity
+        up, down = above(float(np.nextafter(d, np.inf))), above(float(np.nextafter(d, -np.inf)))
     if mode == "rm" or (mode == "rz" and here < 0 and (op == "sqrt" or d >= 0)):
         assert here < 0 and up > 0                                      # the largest float below the exact value
     else:
