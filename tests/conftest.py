@@ -47,6 +47,11 @@ def sources() -> Path:
     return SOURCES
 
 
+# Request budget for apps in tests that check what pages and the API say, not how fast: a 503 from the 5 s
+# production budget under a loaded CI machine is not their subject (the budget has its own tests: test_web_budgets).
+CONTENT_REQUEST_SECONDS = 120
+
+
 # ---------------------------------------------------------------- the session catalog, built in the background
 # A full build takes minutes: it starts in its own process as soon as collection shows a test needs it, the tests
 # that do not need it run meanwhile (they are ordered first), and with pytest-xdist all workers share the one

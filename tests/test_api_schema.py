@@ -9,12 +9,14 @@ import pytest
 schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is in the dev extra (pip install -e '.[dev]')")
 from hypothesis import HealthCheck, settings  # noqa: E402
 
+from tests.conftest import CONTENT_REQUEST_SECONDS  # noqa: E402
+
 
 @pytest.fixture(scope="session")
 def api_schema(catalog_path):
     from gpuisa.web.app import create_app
 
-    return schemathesis.openapi.from_asgi("/openapi.json", create_app(catalog_path, request_seconds=120))
+    return schemathesis.openapi.from_asgi("/openapi.json", create_app(catalog_path, request_seconds=CONTENT_REQUEST_SECONDS))
 
 
 schema = schemathesis.pytest.from_fixture("api_schema")
@@ -37,7 +39,7 @@ def test_whitespace_only_search_finds_nothing(catalog_path):
 
     from gpuisa.web.app import create_app
 
-    client = TestClient(create_app(catalog_path, request_seconds=120))
+    client = TestClient(create_app(catalog_path, request_seconds=CONTENT_REQUEST_SECONDS))
     for q in ("%1D", "%20%20", "%09"):
         r = client.get(f"/api/search?q={q}")
         assert r.status_code == 200 and r.json() == [], (q, r.status_code, r.text)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gpuisa.sources.llvm_syntax_docs import MODIFIER_EVIDENCE, PAGE_ERRATA, ROW_EVIDENCE
-from tests.conftest import SOURCES
+from tests.conftest import CONTENT_REQUEST_SECONDS, SOURCES
 
 SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
 
@@ -167,7 +167,7 @@ def test_operand_kinds_link_to_their_pages(catalog_path, sources):
 
     from gpuisa.web.app import create_app
 
-    client = TestClient(create_app(catalog_path, request_seconds=120))   # content, not speed (see test_web_budgets)
+    client = TestClient(create_app(catalog_path, request_seconds=CONTENT_REQUEST_SECONDS))
     html = client.get("/amd/rdna3/ds_add_u32").text
     assert 'href="/operand/amdgpu_synid_v"' in html and 'href="/operand/amdgpu_synid_gfx11_vaddr_f20ee4"' in html
     page = client.get("/operand/amdgpu_synid_gfx11_vaddr_f20ee4")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gpuisa.crossref.discovery import amd_instructions, recheck
-from tests.conftest import TEXTS
+from tests.conftest import CONTENT_REQUEST_SECONDS, TEXTS
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def client(catalog_path: Path):
 
     from gpuisa.web.app import create_app
 
-    return TestClient(create_app(catalog_path, request_seconds=120))   # content, not speed (see test_web_app)
+    return TestClient(create_app(catalog_path, request_seconds=CONTENT_REQUEST_SECONDS))
 
 
 def _cells(catalog) -> list[dict]:

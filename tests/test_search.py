@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from gpuisa.catalog.search_terms import SYNONYMS, concepts_for, name_variants, squash
-from tests.conftest import SOURCES
+from tests.conftest import CONTENT_REQUEST_SECONDS, SOURCES
 
 PTX = SOURCES / "ptx-isa-9.4" / "9-instruction-set"
 
@@ -91,4 +91,4 @@ def client_for(catalog_path):
 
     from gpuisa.web.app import create_app
 
-    return TestClient(create_app(catalog_path, request_seconds=120))   # content, not speed (see test_web_app)
+    return TestClient(create_app(catalog_path, request_seconds=CONTENT_REQUEST_SECONDS))

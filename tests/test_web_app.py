@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SOURCES, manual_line
+from tests.conftest import CONTENT_REQUEST_SECONDS, SOURCES, manual_line
 
 # Starlette's TestClient warns that it will move from httpx to httpx2; irrelevant to these checks.
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`")
@@ -55,7 +55,7 @@ def app(catalog_path: Path):
 
     # these tests are about what the pages hold; the request time budget has its own tests (a loaded CI machine
     # must not turn a slow render into a 503 here)
-    return create_app(catalog_path, request_seconds=120)
+    return create_app(catalog_path, request_seconds=CONTENT_REQUEST_SECONDS)
 
 
 @pytest.fixture(scope="module")

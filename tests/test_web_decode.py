@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SOURCES
+from tests.conftest import CONTENT_REQUEST_SECONDS, SOURCES
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`")
 
@@ -37,7 +37,7 @@ def client(catalog_path: Path):
 
     from gpuisa.web.app import create_app
 
-    return TestClient(create_app(catalog_path, request_seconds=120))   # content, not speed (see test_web_budgets)
+    return TestClient(create_app(catalog_path, request_seconds=CONTENT_REQUEST_SECONDS))
 
 
 def _until_ready(client, url: str, seconds: float = 300.0):

@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from tests.conftest import SOURCES, manual_line
+from tests.conftest import CONTENT_REQUEST_SECONDS, SOURCES, manual_line
 
 PTX = SOURCES / "ptx-isa-9.4" / "9-instruction-set"
 CLMAD = PTX / "9.7.1.5-integer-arithmetic-instructionsclmad.md"
@@ -70,7 +70,7 @@ def client(catalog_path):
 
     from gpuisa.web.app import create_app
 
-    return TestClient(create_app(catalog_path, request_seconds=120))   # content, not speed (see test_web_budgets)
+    return TestClient(create_app(catalog_path, request_seconds=CONTENT_REQUEST_SECONDS))
 
 
 @pytest.mark.parametrize(("url", "source"), [("/ptx/clmad", CLMAD), ("/ptx/sad", SAD)])

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from tests.conftest import SOURCES, manual_line
+from tests.conftest import CONTENT_REQUEST_SECONDS, SOURCES, manual_line
 
 MC = "llvm-project-23.1.1/llvm/test/MC/AMDGPU"
 CLMAD = "ptx-isa-9.4/9-instruction-set/9.7.1.5-integer-arithmetic-instructionsclmad.md"
@@ -121,7 +121,7 @@ def test_a_ptx_page_builds_its_document_once(catalog_path, monkeypatch):
         return real(conn, name, form)
 
     monkeypatch.setattr(query, "ptx_show", counting)      # the query layer's reference to the builder
-    client = TestClient(create_app(catalog_path, request_seconds=120))   # content, not speed (see test_web_budgets)
+    client = TestClient(create_app(catalog_path, request_seconds=CONTENT_REQUEST_SECONDS))
     for url in ("/ptx/clmad", "/ptx/sad"):
         calls.clear()
         assert client.get(url).status_code == 200

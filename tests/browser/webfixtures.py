@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gpuisa.archs import ARCHS
+from tests.conftest import CONTENT_REQUEST_SECONDS
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = '"><img src=x onerror=alert(1)>'
@@ -107,7 +108,7 @@ def live_server(catalog: Path) -> Iterator[str]:
     from gpuisa.web.app import create_app
 
     port = free_port()
-    app = create_app(catalog, request_seconds=120)   # what pages do, not how fast (tests/test_web_budgets.py)
+    app = create_app(catalog, request_seconds=CONTENT_REQUEST_SECONDS)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, access_log=False, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
