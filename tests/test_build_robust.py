@@ -39,7 +39,13 @@ def temps(folder: Path) -> list[str]:
 def start_build(catalog: Path, *extra: str) -> subprocess.Popen:
     """A build without tool verification: these tests are about stopping a build, not about llvm-mc or ptxas."""
     return subprocess.Popen([*GPUISA, "build", "--no-verify", "--catalog", str(catalog), "--jobs", "2", *extra],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=ctrl_c_as_in_a_terminal)
+
+
+def ctrl_c_as_in_a_terminal() -> None:
+    """A terminal's foreground job takes SIGINT; pytest itself may run as a background job, which ignores it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def no_orphans_within(sid: int, seconds: float) -> list[int]:

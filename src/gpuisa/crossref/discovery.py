@@ -36,6 +36,7 @@ from gpuisa.semantics.ptx_approx import ApproxForm, approx_differ, approx_form
 from gpuisa.semantics.ptx_cvt import CVT_RULES, CvtForm, NotModelled, cvt_form, elements_differ, input_domain
 from gpuisa.semantics.ptx_lanes import LANE_RULES, LaneForm, lane_form, lanes_differ
 from gpuisa.semantics.source import Texts, amd_semantics
+from gpuisa.semantics.z3_check import check
 
 CHAPTERS = ("Integer Arithmetic Instructions", "Extended-Precision Integer Arithmetic Instructions",
             "Logic and Shift Instructions", "Comparison and Selection Instructions",
@@ -468,7 +469,7 @@ def _prove(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, timeout_s: in
     for n, bound in (below or {}).items():
         s.add(z3.ULT(env[n][0], z3.BitVecVal(bound, p.inputs[n])))
     s.add(pa != pb)
-    r = s.check()
+    r = check(s)
     dt = round(time.perf_counter() - t0, 3)
     bits = sum(p.inputs.values())
     if r == z3.unsat:

@@ -25,6 +25,7 @@ from gpuisa.crossref.programs import Ops, Program, program_errata, run_program
 from gpuisa.errors import GpuisaError
 from gpuisa.semantics.domain_np import NumpyDomain
 from gpuisa.semantics.source import Texts, amd_semantics
+from gpuisa.semantics.z3_check import check
 
 PROOF_TIMEOUT_MS = 60_000
 RANDOM_VECTORS = 1 << 16
@@ -93,7 +94,7 @@ def prove(m: Mapping, prog_a: Program, prog_b: Program, texts: Texts, use_assume
         s.set("timeout", PROOF_TIMEOUT_MS)
         s.add(*dom.assumptions)
         s.add(g)
-        r = s.check()
+        r = check(s)
         if r == z3.sat:
             vals = _model_values(s.model(), m)
             ra, rb = (_concrete(prog_a, m.arch, vals, m, texts, errata),

@@ -27,6 +27,7 @@ from gpuisa.semantics.interp_store import StoreOps
 from gpuisa.semantics.parse import parse_block
 from gpuisa.semantics.types import TV, ArrayVal, Lambda, cast_type, parse_view
 from gpuisa.semantics.value_ops import ValueOps
+from gpuisa.semantics.z3_check import check
 
 MAX_LOOP = 4096
 
@@ -325,7 +326,7 @@ class Interp(ValueOps, StoreOps, PtxForms, RegisterOps):
 
         s = z3.Solver()
         s.add(cond)
-        return s.check() != z3.unsat
+        return check(s) != z3.unsat
 
     # ---------------------------------------------------------------- assignment
     def st_assign(self, node: Tree) -> None:
