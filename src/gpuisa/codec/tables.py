@@ -709,7 +709,22 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
         for lay in layouts.values():
             for form in lay.forms.values():
                 form.halves = {v: h for v in form.rows if (h := _halves_of(half_rows, gen, form, v))}
+    _share_rows(layouts)
     return TargetTables(target, arch, gen, layouts, by_mask, by_mnemonic, families, w64, by_pair, pair_layouts)
+
+
+def _share_rows(layouts: dict[str, Layout]) -> None:
+    """One object per distinct operand and row: forms built apart hold equal rows (gfx1100: 15,529
+    operands, 361 distinct), and the cached pickle stores a shared object once, so the tables load
+    about four times faster (`gpuisa disasm` start-up, bench/bench_codec.py)."""
+    operands: dict[Operand, Operand] = {}
+    rows: dict[Row, Row] = {}
+    for lay in layouts.values():
+        for form in [*lay.forms.values(), *(f for half in lay.pairs.values() for f in half.values())]:
+            for variant, row in form.rows.items():
+                shared = Row(row.mnemonic, row.section, tuple(operands.setdefault(o, o) for o in row.operands),
+                             row.source)
+                form.rows[variant] = rows.setdefault(shared, shared)
 
 
 def _takes_gfx11_row(encoding: str, base: str, row: Row | None, gfx11: Row | None) -> bool:
