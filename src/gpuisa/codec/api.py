@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gpuisa.codec.decoder import Decoded, decode_bytes
 from gpuisa.codec.elf import code_ranges, is_elf
-from gpuisa.codec.encoder import Encoded, encode_text
 from gpuisa.errors import GpuisaError
+
+if TYPE_CHECKING:   # the assembler is imported where text is assembled: `gpuisa disasm` starts without it
+    from gpuisa.codec.encoder import Encoded
 
 _HEX_TOKEN = re.compile(r"^(?:0x)?([0-9a-f]+)$")
 
@@ -64,4 +67,6 @@ def decode_file(path: Path, target: str, catalog: Path | None = None, true16: bo
 
 def encode(text: str, target: str, catalog: Path | None = None) -> list[Encoded]:
     """Assemble LLVM-syntax lines for a gfx target; errors name line:column and why (AsmError)."""
+    from gpuisa.codec.encoder import encode_text
+
     return encode_text(text, target, catalog)
