@@ -1183,8 +1183,16 @@ def encode_text(text: str, target: str, catalog=None) -> list[Encoded]:
 
     enc = _Encoder(tables_for(target, catalog))
     out: list[Encoded] = []
+    # a line's encoding depends on its text alone (the encoder keeps no state between lines), and code
+    # repeats its lines: a repeat costs one dict lookup (errors are never remembered: the first one stops)
+    seen: dict[str, Encoded | None] = {}
     for no, line in enumerate(text.split("\n"), 1):
-        e = enc.encode_line(line, no)
+        if line in seen:
+            e = seen[line]
+            if e is not None:
+                out.append(Encoded(no, e.text, e.data, e.name, e.encoding))
+            continue
+        e = seen[line] = enc.encode_line(line, no)
         if e is not None:
             out.append(e)
     return out
