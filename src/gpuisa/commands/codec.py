@@ -86,12 +86,17 @@ def disasm(hexbytes: Annotated[list[str] | None, typer.Argument(help="Hex bytes 
     else:
         symbol = None
         lines = []
+        shown: dict[bytes, str] = {}   # bytes and text of a valid instruction, printed once per distinct one
         for d in decoded:
             if d.symbol and d.symbol != symbol:
                 symbol = d.symbol
                 lines.append(f"{symbol}:")
-            text = d.text if d.valid else f"<invalid: {d.reason}>"
-            lines.append(f"{d.offset:#06x}: {d.data.hex(' '):<36} {text}")
+            tail = shown.get(d.data) if d.valid else None
+            if tail is None:
+                tail = f"{d.data.hex(' '):<36} {d.text if d.valid else f'<invalid: {d.reason}>'}"
+                if d.valid:
+                    shown[d.data] = tail
+            lines.append(f"{d.offset:#06x}: {tail}")
         print("\n".join(lines))
     bad = [d for d in decoded if not d.valid]
     if bad:
