@@ -61,6 +61,8 @@ FAKE = textwrap.dedent("""\
     import re, sys
     if "--version" in sys.argv:
         print("LLVM (http://llvm.org/):\\n  LLVM version 22.1.8"); sys.exit(0)
+    if "-mcpu=gfx9999" in sys.argv:   # what llvm-mc says of a processor it does not know
+        sys.stderr.write("'gfx9999' is not a recognized processor for this target (ignoring processor)\\n")
     rc = 0
     for no, line in enumerate(sys.stdin, 1):
         line = line.strip()
@@ -110,6 +112,18 @@ def test_cache_answers_without_running(fake_tool, cache):
     other = v.LlvmMc("/nonexistent/llvm-mc", "23.0.0")                # another version: another key
     with pytest.raises(v.LlvmMcMissing):
         v.assemble(lines, "gfx900", tool=other, cache=cache)
+
+
+def test_runs_of_several_targets_answer_as_one_run_each(fake_tool, tmp_path):
+    # assemble_each runs the targets' llvm-mc processes side by side: each job gets its own lines' answers,
+    # and one target's failure stays that job's
+    jobs = [(["s_nop 1", "bad"], "gfx900", ""), (["s_nop 2"], "gfx1100", ""), (["s_nop 3"], "gfx9999", "")]
+    together = v.assemble_each(jobs, tool=fake_tool, cache=v.McCache(tmp_path / "a.sqlite"), workers=2)
+    alone = v.McCache(tmp_path / "b.sqlite")
+    for (lines, target, _), got in zip(jobs[:2], together, strict=False):
+        assert got == v.assemble(lines, target, tool=fake_tool, cache=alone)
+    assert [r.ok for r in together[0]] == [True, False] and together[1][0].bytes == bytes([2, 0, 0x80, 0xBF])
+    assert isinstance(together[2], v.LlvmMcFailed) and "gfx9999" in str(together[2])
 
 
 def test_damaged_cache_is_ignored(fake_tool, tmp_path):

@@ -9,6 +9,7 @@ target file. The work itself lives in the layers below: readers in `sources.read
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -53,6 +54,23 @@ class BuildReport:
     path: str
     llvm: LlvmReport | None = None      # when the LLVM tests were read
     notes: list[str] = field(default_factory=list)
+    stages: list[StageTime] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class StageTime:
+    """One stage's cost: wall seconds, and CPU seconds of this process, its workers and the tools they ran
+    (on a shared machine the CPU time says what the stage costs, the wall time also what the neighbours do)."""
+
+    stage: str
+    wall_s: float
+    cpu_s: float
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and its finished children (worker pools, llvm-mc, ptxas)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 @dataclass(slots=True)
@@ -248,10 +266,13 @@ def build(sources: Path, target: Path, progress: Progress | None = None, jobs: i
     """
     b = Build(Path(sources), Path(target), progress, jobs, verify, equivalents, pending=pending, tools=tools,
               accept_drop=accept_drop, rosetta_budget_s=rosetta_budget_s)
+    stages = []
     for stage in STAGES:
+        wall, cpu = time.perf_counter(), _cpu_seconds()
         stage(b)
+        stages.append(StageTime(stage.__name__, time.perf_counter() - wall, _cpu_seconds() - cpu))
     return BuildReport(b.coverage, len(b.merged), time.perf_counter() - b.started, str(b.target), b.llvm_report,
-                       b.notes)
+                       b.notes, stages)
 
 
 # ---------------------------------------------------------------- helpers of the verify stage
@@ -289,6 +310,6 @@ def _verify_llvm(b: Build, corpus: McCorpus) -> tuple[list[TargetVerdict], str]:
             negatives.setdefault(name, []).append(neg)
     b.step("llvm-mc verification", 0)
     verdicts = verify_support(examples_by_mnemonic(corpus.examples), ALL_TARGETS, negatives=negatives, tool=tool,
-                              per_name=2)
+                              per_name=2, workers=b.jobs)
     b.step("llvm-mc verification", 1)
     return verdicts, tool.label

@@ -23,14 +23,16 @@ def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = T
     from gpuisa.build import build  # heavy: the build loads numpy, lark and z3 (equivalents)
     from gpuisa.crossref.stage import DEFAULT_BUDGET_S
 
+    # finished steps leave the live table (the stage times printed at the end sum them up): a verified build
+    # has over a hundred steps, and redrawing all of them ten times a second cost more CPU than llvm-mc did
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=False) as progress:
+                  console=console, transient=False, refresh_per_second=4) as progress:
         tasks: dict[str, int] = {}
 
         def update(stage: str, done: int, total: int) -> None:
             if stage not in tasks:
                 tasks[stage] = progress.add_task(f"reading {stage}", total=total)
-            progress.update(tasks[stage], completed=done, total=total)
+            progress.update(tasks[stage], completed=done, total=total, visible=done < total)
 
         report = build(sources, target, update, jobs, verify, equivalents=equivalents, pending=pending,
                        accept_drop=accept_drop, tools=tools,
@@ -51,6 +53,8 @@ def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = T
         print_llvm_report(report.llvm)
     for note in report.notes:
         console.print(f"note: {note}")
+    console.print("stages (wall / CPU s, CPU with workers and tools): "
+                  + ", ".join(f"{t.stage} {t.wall_s:.1f}/{t.cpu_s:.1f}" for t in report.stages if t.wall_s >= 0.05))
     console.print(f"{report.instructions} instructions, catalog {report.path}, {report.seconds:.1f} s")
 
 

@@ -16,6 +16,7 @@ import re
 import sqlite3
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -303,26 +304,60 @@ def assemble(lines: Sequence[str], target: str, mattr: str = "", *, tool: LlvmMc
     True for the default cache, False for none, or a McCache. Raises LlvmMcMissing when no
     llvm-mc is installed and LlvmMcFailed when it does not know the target or a feature.
     """
-    for line in lines:
-        if "\n" in line or "\r" in line:
-            raise ValueError(f"one instruction per line expected, got {line!r}")
+    got = assemble_each([(lines, target, mattr)], tool=tool, cache=cache, workers=1)[0]
+    if isinstance(got, LlvmMcFailed):
+        raise got
+    return got
+
+
+def assemble_each(jobs: Sequence[tuple[Sequence[str], str, str]], *, tool: LlvmMc | None = None,
+                  cache: McCache | bool | None = True, workers: int = 2) -> list[list[McResult] | LlvmMcFailed]:
+    """`assemble` for several (lines, target, mattr) jobs, their llvm-mc runs `workers` at a time (one
+    process per job: the runs are the work, so two cores halve the wall time). Per job its results in
+    order, or the LlvmMcFailed that job's run raised. The cache is read and written by the calling
+    thread only (one SQLite connection)."""
     tool = tool or find_llvm_mc()
-    mattr = normalize_mattr([mattr]) if mattr else ""
     store = default_cache() if cache is True else (cache or None)
-    keys = [McCache.key(tool.version, target, mattr, line) for line in lines]
-    known = store.get_many(keys) if store else {}
-    todo = sorted({line for line, key in zip(lines, keys, strict=True) if key not in known})
-    fresh = {r.line: r for r in _run(tool, target, mattr, todo)} if todo else {}
-    if store and fresh:
-        store.put_many((McCache.key(tool.version, target, mattr, r.line), r.ok, r.asm, r.bytes, r.message)
-                       for r in fresh.values())
-    out = []
-    for line, key in zip(lines, keys, strict=True):
-        if line in fresh:
-            out.append(fresh[line])
-        else:
-            ok, asm, data, msg = known[key]
-            out.append(McResult(line, target, mattr, ok, asm, data, msg, tool.label))
+    planned = []
+    for lines, target, mattr in jobs:
+        for line in lines:
+            if "\n" in line or "\r" in line:
+                raise ValueError(f"one instruction per line expected, got {line!r}")
+        mattr = normalize_mattr([mattr]) if mattr else ""
+        keys = [McCache.key(tool.version, target, mattr, line) for line in lines]
+        known = store.get_many(keys) if store else {}
+        todo = sorted({line for line, key in zip(lines, keys, strict=True) if key not in known})
+        planned.append((lines, target, mattr, keys, known, todo))
+
+    def run(job: tuple) -> list[McResult] | LlvmMcFailed:
+        _, target, mattr, _, _, todo = job
+        try:
+            return _run(tool, target, mattr, todo) if todo else []
+        except LlvmMcFailed as exc:
+            return exc
+
+    if workers > 1 and sum(bool(job[-1]) for job in planned) > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            ran = list(pool.map(run, planned))
+    else:
+        ran = [run(job) for job in planned]
+    out: list[list[McResult] | LlvmMcFailed] = []
+    for (lines, target, mattr, keys, known, _), got in zip(planned, ran, strict=True):
+        if isinstance(got, LlvmMcFailed):
+            out.append(got)
+            continue
+        fresh = {r.line: r for r in got}
+        if store and fresh:
+            store.put_many((McCache.key(tool.version, target, mattr, r.line), r.ok, r.asm, r.bytes, r.message)
+                           for r in fresh.values())
+        results = []
+        for line, key in zip(lines, keys, strict=True):
+            if line in fresh:
+                results.append(fresh[line])
+            else:
+                ok, asm, data, msg = known[key]
+                results.append(McResult(line, target, mattr, ok, asm, data, msg, tool.label))
+        out.append(results)
     return out
 
 
@@ -429,7 +464,7 @@ def pick_for_target(examples: Sequence[McExample] | Prepared, target: str, n: in
 def verify_support(by_name: Mapping[str, Sequence[McExample]], targets: Iterable[str], *,
                    negatives: Mapping[str, Sequence[McNegative]] | None = None, per_name: int = 3,
                    tool: LlvmMc | None = None, cache: McCache | bool | None = True,
-                   skip_evidenced: bool = True, retry: int = RETRY_EXAMPLES) -> list[TargetVerdict]:
+                   skip_evidenced: bool = True, retry: int = RETRY_EXAMPLES, workers: int = 2) -> list[TargetVerdict]:
     """Verdict per (spelling, target) by assembling representative examples with llvm-mc.
 
     by_name: manual-style spelling -> its examples on any target (see llvm_mc.examples_by_mnemonic);
@@ -440,7 +475,8 @@ def verify_support(by_name: Mapping[str, Sequence[McExample]], targets: Iterable
     message ("instruction not supported on this GPU"); "beyond" when this llvm-mc does not know
     the target or the mnemonic at all ("invalid instruction": older than the tests); "tool failed"
     when it hung, crashed or answered garbage; otherwise, after `retry` more examples closest to
-    the target, "inconclusive" with the operand complaint (never "not supported").
+    the target, "inconclusive" with the operand complaint (never "not supported"). The runs of the
+    targets go `workers` at a time.
     """
     tool = tool or find_llvm_mc()
     targets = list(dict.fromkeys(targets))
@@ -463,8 +499,9 @@ def verify_support(by_name: Mapping[str, Sequence[McExample]], targets: Iterable
                 continue
             todo[target] += [(name, ex) for ex in pick_for_target(prepared[name], target, per_name)]
     open_: dict[tuple[str, str], list[tuple[McExample, McResult]]] = {}
-    for target, pairs in todo.items():
-        for name, tried in _try(target, pairs, tool, cache).items():
+    first = _try_all(todo, tool, cache, workers)
+    for target in todo:
+        for name, tried in first.get(target, {}).items():
             verdict = _decide(name, target, tried, tool)
             if verdict is None:
                 open_[(name, target)] = tried
@@ -474,7 +511,7 @@ def verify_support(by_name: Mapping[str, Sequence[McExample]], targets: Iterable
     for (name, target), tried in open_.items():
         more = pick_for_target(prepared[name], target, retry, skip=(ex.asm for ex, _ in tried))
         again.setdefault(target, []).extend((name, ex) for ex in more)
-    retried = {target: _try(target, pairs, tool, cache) for target, pairs in again.items() if pairs}
+    retried = _try_all(again, tool, cache, workers)
     still: dict[tuple[str, str], list[tuple[McExample, McResult]]] = {}
     for (name, target), tried in open_.items():
         tried = tried + retried.get(target, {}).get(name, [])
@@ -492,7 +529,7 @@ def verify_support(by_name: Mapping[str, Sequence[McExample]], targets: Iterable
                 if line not in seen:
                     seen.add(line)
                     adapted.setdefault(target, []).append((name, _adapted(ex, line, how)))
-    rerun = {target: _try(target, pairs, tool, cache) for target, pairs in adapted.items()}
+    rerun = _try_all(adapted, tool, cache, workers)
     for (name, target), tried in still.items():
         fixed = rerun.get(target, {}).get(name, [])
         verdict = _decide(name, target, [(ex, res) for ex, res in fixed if res.ok], tool)
@@ -563,20 +600,23 @@ def _adapted(ex: McExample, line: str, how: str) -> McExample:
     return replace(ex, asm=line, input=f"adapted from {ex.provenance.file}:{ex.provenance.line} ({how})")
 
 
-def _try(target: str, pairs: list[tuple[str, McExample]], tool: LlvmMc,
-         cache: McCache | bool | None) -> dict[str, list[tuple[McExample, McResult]]]:
-    """Assemble every (spelling, example) on `target` in one llvm-mc run; results per spelling."""
-    if not pairs:
-        return {}
-    try:
-        results = assemble([ex.asm for _, ex in pairs], target, tool=tool, cache=cache)
-    except LlvmMcFailed as exc:
-        results = [McResult(ex.asm, target, "", False, message=f"tool failed: {exc}", tool=tool.label)
-                   for _, ex in pairs]
-    grouped: dict[str, list[tuple[McExample, McResult]]] = {}
-    for (name, ex), res in zip(pairs, results, strict=True):
-        grouped.setdefault(name, []).append((ex, res))
-    return grouped
+def _try_all(todo: Mapping[str, list[tuple[str, McExample]]], tool: LlvmMc, cache: McCache | bool | None,
+             workers: int) -> dict[str, dict[str, list[tuple[McExample, McResult]]]]:
+    """Assemble every (spelling, example) of each target, one llvm-mc run per target (`workers` at a
+    time); per target, the results per spelling."""
+    targets = [t for t, pairs in todo.items() if pairs]
+    runs = assemble_each([([ex.asm for _, ex in todo[t]], t, "") for t in targets], tool=tool, cache=cache,
+                         workers=workers)
+    out: dict[str, dict[str, list[tuple[McExample, McResult]]]] = {}
+    for target, results in zip(targets, runs, strict=True):
+        pairs = todo[target]
+        if isinstance(results, LlvmMcFailed):
+            results = [McResult(ex.asm, target, "", False, message=f"tool failed: {results}", tool=tool.label)
+                       for _, ex in pairs]
+        grouped = out.setdefault(target, {})
+        for (name, ex), res in zip(pairs, results, strict=True):
+            grouped.setdefault(name, []).append((ex, res))
+    return out
 
 
 def instruction_level(message: str) -> bool:
