@@ -1,7 +1,9 @@
 """Codec speed against llvm-mc 22 on the same input, and a long differential fuzzing run.
 
 Run: python bench/bench_codec.py [--target gfx1100] [--words 100000] [--lines 100000] [--fuzz 1000000]
-Prints ratios (llvm-mc time / codec time: >= 1.0 means the codec is faster); asserts nothing.
+Prints ratios (llvm-mc time / codec time: >= 1.0 means the codec is faster) of wall-clock time and of
+CPU time (user + system of the child process: on a loaded machine the wall ratio mostly measures the
+load), with the load average at the start; asserts nothing.
 
 - decode: the bytes of N corpus examples of one target, as one raw file. Codec: `gpuisa disasm
   --file` end to end (process start, tables from the cache, printing). Peer: `llvm-mc
@@ -18,10 +20,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from gpuisa import paths
@@ -32,10 +36,26 @@ LLVM_OBJDUMP = str(Path(LLVM_MC).with_name("llvm-objdump"))
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def timed(cmd: list[str], stdin: str | None = None) -> tuple[float, subprocess.CompletedProcess]:
+@dataclass(frozen=True)
+class Timing:
+    wall: float    # seconds
+    cpu: float     # user + system seconds of the child
+
+    def __str__(self) -> str:
+        return f"{self.wall:.2f}s (cpu {self.cpu:.2f}s)"
+
+    def ratio(self, ours: Timing) -> str:
+        """This (the peer's) time over ours, wall and CPU."""
+        return f"{self.wall / ours.wall:.2f} (cpu {self.cpu / max(ours.cpu, 1e-9):.2f})"
+
+
+def timed(cmd: list[str], stdin: str | None = None) -> tuple[Timing, subprocess.CompletedProcess]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True)
-    return time.perf_counter() - t0, proc
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return Timing(wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime), proc
 
 
 def corpus_examples(sources: Path, target: str) -> list:
@@ -57,8 +77,9 @@ def bench_decode(examples: list, target: str, words: int, tmp: Path) -> None:
     t_ours, q = timed([sys.executable, "-m", "gpuisa", "disasm", "--target", target, "--file", str(raw)])
     n_llvm = sum(1 for ln in p.stdout.splitlines() if ln.startswith("\t"))
     n_ours = q.stdout.count("\n")
-    print(f"decode {len(data) // 4} words ({target}): llvm-mc {t_llvm:.2f}s ({n_llvm} instructions), "
-          f"codec {t_ours:.2f}s ({n_ours} lines); ratio llvm/codec {t_llvm / t_ours:.2f} (target >= 1.0)")
+    print(f"decode {len(data) // 4} words ({target}): llvm-mc {t_llvm} ({n_llvm} instructions), "
+          f"codec {t_ours} ({n_ours} lines, exit {q.returncode}); ratio llvm/codec {t_llvm.ratio(t_ours)} "
+          f"(target >= 1.0)")
     # the same bytes decoded in this process (tables loaded): the decoder's own share of the time above
     from gpuisa.codec.decoder import decode_bytes
     from gpuisa.codec.tables import tables_for
@@ -68,8 +89,9 @@ def bench_decode(examples: list, target: str, words: int, tmp: Path) -> None:
     t1 = time.perf_counter()
     decoded = decode_bytes(bytes(data), target)
     t2 = time.perf_counter()
-    print(f"  in process: tables {t1 - t0:.2f}s, decoding {len(decoded)} instructions {t2 - t1:.2f}s; "
-          f"start-up (interpreter, imports, output) {max(t_ours - (t2 - t0), 0):.2f}s")
+    print(f"  in process: tables {t1 - t0:.2f}s, decoding {len(decoded)} instructions "
+          f"({len({d.data for d in decoded})} distinct) {t2 - t1:.2f}s; "
+          f"start-up (interpreter, imports, output) {max(t_ours.wall - (t2 - t0), 0):.2f}s")
 
 
 def bench_encode(examples: list, target: str, lines: int, tmp: Path) -> None:
@@ -96,9 +118,9 @@ def bench_encode(examples: list, target: str, lines: int, tmp: Path) -> None:
     t_llvm, _ = timed([LLVM_MC, "-triple=amdgcn", f"-mcpu={target}", "-show-encoding", str(f)])
     t_ours, q = timed([sys.executable, "-m", "gpuisa", "asm", "--target", target, "--file", str(f)])
     status = "ok" if q.returncode == 0 else f"stopped: {q.stderr.strip()[:120]}"
-    print(f"encode {len(ok_lines)} lines ({target}; from {len(src)} corpus lines the codec encodes): "
-          f"llvm-mc {t_llvm:.2f}s, codec {t_ours:.2f}s ({status}); "
-          f"ratio llvm/codec {t_llvm / t_ours:.2f} (target >= 0.5)")
+    print(f"encode {len(ok_lines)} lines ({target}; {len(set(ok_lines))} distinct, from {len(src)} corpus lines the "
+          f"codec encodes): llvm-mc {t_llvm}, codec {t_ours} ({status}); "
+          f"ratio llvm/codec {t_llvm.ratio(t_ours)} (target >= 0.5)")
 
 
 def bench_code_object(examples: list, target: str, tmp: Path) -> None:
@@ -123,8 +145,8 @@ def bench_code_object(examples: list, target: str, tmp: Path) -> None:
                    check=True, capture_output=True)
     t_ours, q = timed([sys.executable, "-m", "gpuisa", "disasm", "--target", target, "--file", str(obj)])
     t_llvm, _ = timed([LLVM_OBJDUMP, "-d", f"--mcpu={target}", str(obj)])
-    print(f"code object {obj.stat().st_size / 1e6:.2f} MB ({target}): codec {t_ours:.2f}s, {q.stdout.count(chr(10))} lines "
-          f"(target < 2 s), exit {q.returncode}; llvm-objdump -d {t_llvm:.2f}s")
+    print(f"code object {obj.stat().st_size / 1e6:.2f} MB ({target}): codec {t_ours}, {q.stdout.count(chr(10))} lines "
+          f"(target < 2 s), exit {q.returncode}; llvm-objdump -d {t_llvm}")
     from gpuisa.codec.api import decode_file
 
     t0 = time.perf_counter()
@@ -170,6 +192,7 @@ def main() -> None:
     ap.add_argument("--fuzz", type=int, default=0, help="random instructions for the fuzzing run (0: skip)")
     args = ap.parse_args()
     sources = args.sources or paths.default_sources()
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     examples = corpus_examples(sources, args.target)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
