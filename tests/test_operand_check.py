@@ -22,9 +22,12 @@ from gpuisa.codec.operand_check import (
     RowMatcher,
     check_examples,
 )
+from gpuisa.codec.tables import row_of
 from gpuisa.sources.llvm_mc import read_file
 from gpuisa.sources.llvm_syntax_docs import (
+    LOAD_SCALE_ROW,
     MODIFIER_EVIDENCE,
+    OLDER_ROWS,
     OPERAND_EVIDENCE,
     RENAMED_IN_GFX12,
     ROW_EVIDENCE,
@@ -216,12 +219,87 @@ def test_modifier_evidence_adds_only_what_the_tests_write(docs, sources, name):
     family = fix.families[0]
     (row,) = [r for r in lookup(docs, [family], mnemonic) if r.section.startswith(fix.section)]
     assert not {o.name for o in row.operands} & set(fix.modifiers), "the page lists them: no entry needed"
+    assert not set(fix.type_tags(mnemonic)) - {o.name for o in row.operands}, "it sizes an operand the row lacks"
     m = RowMatcher(docs, (family,), not family.startswith(("GFX10", "GFX11", "GFX12")), 12)
     status, reason, _ = m.check(fix.example)
     assert status in (EVIDENCE, DERIVED) and name in m.last_evidence, (status, reason)
+    if fix.types:   # the width the entry gives is the only one it takes (the row's own 1 dword is refused)
+        op_index = [o.name for o in row.operands].index(fix.types[0][0])
+        words = fix.example.split(None, 1)[1].split(", ")
+        words[op_index] = "v1"
+        assert m.check(f"{mnemonic} " + ", ".join(words))[0] == MISMATCH
     # the same modifier on a row the entry does not cover is still refused
     if fix.modifiers:
         assert m.check(f"ds_add_u32 v1, v2 {fix.modifiers[0]}:1")[0] == MISMATCH
+
+
+def test_packed_conversion_sources_follow_the_manuals_component_counts(sources):
+    """The sizes the GFX950 conversion entries give src0 are the cdna4 manual's: 32 FP6 values read from
+    S0[sOffset + 5 : sOffset] (6 dwords), and 2 single-precision values S0[31:0], S0[63:32] (2 dwords)."""
+    manual = "amd-isa-manuals/cdna4/README.md"
+    assert _line(sources, manual, 14929) == "#### **V\\_CVT\\_SCALEF32\\_PK32\\_F32\\_FP6 598**"
+    assert _line(sources, manual, 14931).startswith("Convert from a packed 32-component FP6 float input")
+    assert "S0[sOffset + 5 : sOffset].fp6" in _line(sources, manual, 14941)
+    assert _line(sources, manual, 14594).startswith("Scale a packed 2-component single-precision float input")
+    assert "S0[63 : 32].f32" in _line(sources, manual, 14601)
+    pk32 = MODIFIER_EVIDENCE["gfx950 pk32 conversion source"]
+    assert pk32.type_tags("v_cvt_scalef32_pk32_f32_fp6") == {"src0": "fp6x32"}   # 192 bits
+    assert pk32.type_tags("v_cvt_scalef32_sr_pk32_bf6_f32") == {"src0": "f32x32"}
+    assert MODIFIER_EVIDENCE["gfx950 sr_pk_fp4_f32 source"].type_tags("v_cvt_scalef32_sr_pk_fp4_f32") == {"src0": "f32x2"}
+
+
+@pytest.mark.parametrize("name", sorted(OLDER_ROWS))
+def test_older_rows_serve_where_the_tests_follow_them(docs, sources, name):
+    """Each OLDER_ROWS entry: its cited row is the page's own, its MC check line (run for the page's target)
+    encodes the example, the page's row refuses the example and the older page's row of the same instruction
+    parses it, counted against the entry; the older row serves only the mnemonics the entry names."""
+    fix = OLDER_ROWS[name]
+    assert _line(sources, fix.source.file, fix.source.line).split()[0] == fix.source.section
+    file, line = fix.evidence.rsplit(":", 1)
+    check = _line(sources, file, int(line))
+    assert check.startswith("//") and "encoding:" in check and fix.example in check
+    assert any(f"-mcpu={fix.family.lower()}" in _line(sources, file, n) for n in (1, 2, 3))
+    mnemonic = fix.example.split()[0]
+    assert re.match(fix.mnemonics, mnemonic) and lookup(docs, [fix.older], mnemonic)
+    own = RowMatcher(docs, (fix.family,), True, 9, rows_of=lambda fam: {
+        r.mnemonic: row_of(docs, r, True) for r in docs.families[fam].instructions})
+    assert own.check(fix.example)[0] == MISMATCH, "the page's own row parses it: no entry needed"
+    m = RowMatcher(docs, (fix.family,), True, 9)
+    status, reason, _ = m.check(fix.example)
+    assert status == EVIDENCE and name in m.last_evidence, (status, reason)
+
+
+def test_lds_loads_new_on_gfx950_take_the_dword_forms_older_row(docs, sources):
+    """global_load_lds_dwordx3 is new on gfx950 (GFX940's page has no row): it takes GFX940's row of
+    global_load_lds_dword, as gfx950_asm_features.s:116 writes it; a vdst is still refused."""
+    assert not lookup(docs, ["GFX940"], "global_load_lds_dwordx3")
+    assert "global_load_lds_dwordx3 v2, s[4:5] offset:4 ; encoding:" in _line(sources, f"{MC}/gfx950_asm_features.s", 116)
+    m = RowMatcher(docs, ("GFX950",), True, 9)
+    assert m.check("global_load_lds_dwordx3 v2, s[4:5] offset:4")[0] == EVIDENCE
+    assert m.check("global_load_lds_dwordx3 v[4:6], v2, s[4:5] offset:4")[0] == MISMATCH
+
+
+def test_mfma_load_scale_takes_the_scale_operands_of_the_vop3px2_row(docs, sources):
+    """v_mfma_ld_scale_b32 (no page lists it): the cdna4 manual's load-scale operands are SRC0, SRC1 and
+    OP_SEL / OP_SEL_HI, VGPRs or inline constants; LLVM also takes SGPRs (mai-gfx950.s:186) and refuses a literal
+    and clamp (mai-gfx950-err.s:3-4, :17-18), as the derived row does."""
+    manual = "amd-isa-manuals/cdna4/README.md"
+    assert "Operands of Load-Scale" in _line(sources, manual, 1958)
+    assert _line(sources, manual, 1962).startswith("| SRC0     | Matrix A scale {OP_SEL_HI [0], OP_SEL[0]}")
+    assert _line(sources, manual, 1963).startswith("| SRC1     | Matrix B scale {OP_SEL_HI [1], OP_SEL[1]}")
+    assert _line(sources, manual, 1965).startswith("Scale values (SRC0 and SRC1) can be either VGPRs or Inline constants")
+    assert not lookup(docs, list(docs.families), "v_mfma_ld_scale_b32")
+    err = f"{MC}/mai-gfx950-err.s"
+    assert _line(sources, err, 3) == "v_mfma_ld_scale_b32 v0, 65" and "literal operands are not supported" in _line(
+        sources, err, 4)
+    assert _line(sources, err, 17) == "v_mfma_ld_scale_b32 v0, v0 clamp"
+    m = RowMatcher(docs, ("GFX950",), True, 9)
+    for ok in ("v_mfma_ld_scale_b32 s0, v0", "v_mfma_ld_scale_b32 64, 64",
+               "v_mfma_ld_scale_b32 v1, v1 op_sel:[1,0] op_sel_hi:[0,1]"):
+        status, reason, _ = m.check(ok)
+        assert status == DERIVED and LOAD_SCALE_ROW in m.last_evidence, (ok, reason)
+    for bad in ("v_mfma_ld_scale_b32 v0, 65", "v_mfma_ld_scale_b32 v0, v0 clamp", "v_mfma_ld_scale_b32 v0, v0 neg_lo:[0,1]"):
+        assert m.check(bad)[0] == MISMATCH, bad
 
 
 @pytest.mark.parametrize("old", sorted(RENAMED_IN_GFX12))
@@ -411,7 +489,7 @@ def test_whole_corpus(docs, sources):
         assert t.rate >= 0.99, (fam, t.ok, t.total)
     # every OPERAND_EVIDENCE entry explains examples of the corpus (a rule no test needs is not evidence)
     explained = {label: sum(t.evidence[label] for t in rep.families.values())
-                 for label in (*OPERAND_EVIDENCE, *ROW_EVIDENCE, *MODIFIER_EVIDENCE)}
+                 for label in (*OPERAND_EVIDENCE, *ROW_EVIDENCE, *MODIFIER_EVIDENCE, *OLDER_ROWS)}
     assert all(explained.values()), explained
     # a derived row is counted as such, never as the page's own
     assert sum(t.statuses[DERIVED] for t in rep.families.values()) <= sum(explained[r] for r in ROW_EVIDENCE)

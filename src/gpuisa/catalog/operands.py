@@ -14,13 +14,17 @@ from dataclasses import dataclass, field
 from gpuisa.model import Encoding, Erratum, InstructionDoc
 from gpuisa.model_syntax import SyntaxDocs, SyntaxInstruction, SyntaxOperand
 from gpuisa.sources.llvm_syntax_docs import (
+    OLDER_ROWS,
     ROW_EVIDENCE,
     OperandEvidence,
     buckets_for_arch,
+    derived_row,
     lookup,
     modifier_entries,
+    older_row,
     operand_page,
     rule_source,
+    type_tag_bits,
 )
 
 _USE = re.compile(r"\b(D0|D|S0|S1|S2|SDATA|VDATA|ADDR|DATA|DATA0|DATA1)(?:\[[^\]]*\])?\.([a-z]+\d*)\b")
@@ -262,6 +266,10 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
     row = pick_row(rows, encoding_name)
     if row is None:
         return None
+    if derived:   # the load-scale rule keeps the scale operands of the listed VOP3PX2 row
+        row = derived_row(derived[0], row)
+    page_row = row
+    row, older = older_row(docs, row)   # OLDER_ROWS: the older page's row, which LLVM's tests follow
     fields = {f.name: f for f in encoding.fields} if encoding else {}
     views = pseudocode_views(doc.pseudocode) if doc else {}
     used_symbols: set[str] = set()
@@ -272,6 +280,11 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
         rule = ROW_EVIDENCE[derived[0]]
         row_cite += f" (row of {derived[1]}, ROW_EVIDENCE '{derived[0]}': LLVM's tests, e.g. {rule.evidence})"
     added = modifier_entries(row.family, row.section, row.mnemonic)   # MODIFIER_EVIDENCE: LLVM's tests over the row
+    if older:
+        fix = OLDER_ROWS[older]
+        row_cite += f" (instead of {page_row.provenance.cite()}, OLDER_ROWS '{older}': LLVM's tests, e.g. {fix.evidence})"
+        errata.append(Erratum(key, arch, "llvm-tests-vs-syntax-page", f"{older}: {fix.reason}; e.g. {fix.example!r} "
+                              f"at {fix.evidence}", (page_row.provenance, row.provenance)))
     type_of_name = _TYPE_SUFFIX.search(row.mnemonic.removesuffix("_e32").removesuffix("_e64"))
     dst_i = src_i = 0
     used: set[str] = set()
@@ -287,6 +300,12 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
         sources = {"name": row_cite, "role": row_cite}
         if page:
             sources["kinds"] = sources["size_bits"] = page.provenance.cite()
+        # MODIFIER_EVIDENCE types: a packed source the tests size by the mnemonic's type (bf6x32: 192 bits)
+        typed = next(((tag, fix) for _, fix in added if (tag := fix.type_tags(row.mnemonic).get(op.name))), None)
+        size_bits = page.size_bits if page else None
+        if typed:
+            size_bits = type_tag_bits(typed[0])
+            sources["size_bits"] = f"LLVM's tests ({typed[1].evidence}), not " + (page.provenance.cite() if page else row_cite)
         if isinstance(page_fix, OperandEvidence):   # LLVM's tests over the page: both cited
             sources["kinds"] = sources["size_bits"] = (f"{page.provenance.cite()} (LLVM's tests, e.g. "
                                                        f"{page_fix.evidence}) instead of {page_fix.source.cite()}")
@@ -314,6 +333,9 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
         view = views[symbol][0] if symbol else ""
         if view:
             sources["format"] = doc.provenance.cite() if doc else ""
+        elif typed:
+            view = typed[0]
+            sources["format"] = sources["size_bits"]
         elif op.role != "modifier" and (op.type_override or (type_of_name and _is_data(op.name))):
             view = op.type_override or type_of_name.group(1)
             sources["format"] = row_cite + (" (type tag)" if op.type_override else " (type implied by the opcode name)")
@@ -331,7 +353,7 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
             "symbol": symbol, "access": access,
             "register_class": _register_class(accepts),
             "kinds": list(page.kinds) if page else [], "accepts": accepts,
-            "size_bits": page.size_bits if page else None, "size": page.size_text if page else "",
+            "size_bits": size_bits, "size": page.size_text if page and not typed else "",
             "description": page.description if page else "",
             "encoded": encoded,
             "field_bits": sum(f.width for f in placed) or None,
@@ -365,7 +387,7 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
                 "sources": {"name": cite, "role": cite, **({"fields": encoding.provenance.cite()}
                                                              if placed and encoding else {})},
             })
-        if fix.modifiers or fix.neg_abs:
+        if fix.modifiers or fix.neg_abs or fix.types:
             errata.append(Erratum(key, arch, "llvm-tests-vs-syntax-page", f"{name}: {fix.reason}; e.g. "
                                   f"{fix.example!r} at {fix.evidence}", (row.provenance, fix.source)))
     syntax = {"family": row.family, "section": row.section, "mnemonic": row.mnemonic,

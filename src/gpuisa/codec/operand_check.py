@@ -39,20 +39,26 @@ from gpuisa.codec.tables import (
     e64_from_e32,
     fallback_rows,
     matrix_dwords,
+    row_of,
     served_row,
     syntax_rows,
 )
 from gpuisa.model_llvm import McExample
 from gpuisa.model_syntax import KIND_NAMES, SyntaxDocs
 from gpuisa.sources.llvm_syntax_docs import (
+    LOAD_SCALE_ROW,
     MODIFIER_EVIDENCE,
+    OLDER_ROWS,
     OPERAND_EVIDENCE,
     RENAMED_ROW,
     ROW_EVIDENCE,
     UNNAMED_TARGETS,
+    derived_row,
     families_for_target,
     modifier_entries,
+    older_row,
     rule_source,
+    type_tag_bits,
 )
 
 _USAGE = "llvm-project-23.1.1/llvm/docs/AMDGPUUsage.rst"
@@ -202,7 +208,11 @@ class OperandReport:
                                "tests": f"{fix.evidence}: {fix.example}", "serves": list(fix.families),
                                "reason": fix.reason, "adds": list(fix.modifiers)}
                         for name, fix in MODIFIER_EVIDENCE.items()})
+        older = {name: {"examples": explained[name], "page": fix.source.cite(), "older": fix.older,
+                        "tests": f"{fix.evidence}: {fix.example}", "reason": fix.reason}
+                 for name, fix in OLDER_ROWS.items()}
         return {"families": out, "no_page": dict(self.no_page), "invalid_text": self.invalid_text,
+                "older_rows": older,
                 "true16_rule": TRUE16_RULE, "image_data_rule": IMAGE_DATA_RULE, "f8f6f4_rule": F8F6F4_RULE,
                 "operand_evidence": corrections,
                 "derived_rows": derived}
@@ -312,9 +322,9 @@ class RowMatcher:
         if mnemonic.startswith("v_dual_"):
             return self._derived_vopd(mnemonic)
         ruled = rule_source(mnemonic, self.serves)
-        if ruled and ruled[0] == RENAMED_ROW:
-            row = self.fallback.get(ruled[1])
-            return [(RENAMED_ROW, replace(row, mnemonic=mnemonic))] if row else []
+        if ruled and ruled[0] in (RENAMED_ROW, LOAD_SCALE_ROW):   # another page's row / the page's own VOP3PX2 row
+            row = (self.fallback if ruled[2] else self.rows).get(ruled[1])
+            return [(ruled[0], derived_row(ruled[0], row, mnemonic))] if row else []
         if ruled:   # BF16_TWIN: every row of the f16 instruction (derived DPP rows too)
             rows = self.candidates(self.rows, ruled[1]) or [r for _, r in self.derived(ruled[1])]
             if rows:
@@ -410,6 +420,8 @@ class RowMatcher:
                         self._match_row(row, tokens, mods)
                         if derived_by:
                             self.used.add(derived_by)
+                        if status == PAGE:
+                            self.used |= self._older_row_needed(row, tokens, mods)
                         return (TRUE16 if rule else status), "", ""
                     except _Refusal as exc:
                         if best is None or exc.depth > best[0]:
@@ -420,6 +432,23 @@ class RowMatcher:
         if best is None:
             return MISMATCH, f"no row for {mnemonic}" + (" (VOPD Y half)" if vopdy else ""), ""
         return MISMATCH, best[1], best[2]
+
+    def _older_row_needed(self, row: Row, tokens: list[_Token], mods: list[_Token]) -> set[str]:
+        """{OLDER_ROWS entry} when `row` is the older page's row serving this page (tables.syntax_rows) and the
+        page's own row refuses the example; else empty."""
+        own = self.docs.families.get(self.chain[0])
+        for ins in own.rows(row.mnemonic) if own else []:
+            older, entry = older_row(self.docs, ins)
+            if entry and older.provenance.cite() == row.source:
+                used = set(self.used)
+                try:
+                    self._match_row(self._shaped(with_modifier_evidence(row_of(self.docs, ins, self.wave64))), tokens, mods)
+                    return set()
+                except _Refusal:
+                    return {entry}
+                finally:
+                    self.used = used
+        return set()
 
     # ---------------------------------------------------------------- one row
 
@@ -501,7 +530,11 @@ class RowMatcher:
 
     def _as_documented(self, op: Operand) -> Operand:
         """The operand as the row's own page (before OPERAND_EVIDENCE) describes it."""
-        if op.evidence in MODIFIER_EVIDENCE:   # its page as is: no neg / abs
+        if op.evidence in MODIFIER_EVIDENCE:   # its page as is: no neg / abs, the page's width
+            page = self.docs.pages.get(op.page)
+            if op.name in MODIFIER_EVIDENCE[op.evidence].type_tags(self.mnemonic) and page is not None:
+                return replace(op, dwords=_dwords_of(page.size_bits, page.size_text, (), self.wave64), type_tag="",
+                               evidence="")
             return replace(op, modifiers=False, evidence="")
         page = self.docs.pages.get(op.evidence)
         if page is None:
@@ -668,6 +701,9 @@ def with_modifier_evidence(row: Row) -> Row:
                    and not o.modifiers and not o.evidence else o for o in ops]
         ops += [Operand(m, "modifier", (), 1, "", False, True, "", name)
                 for m in fix.modifiers if not any(o.name == m for o in ops)]
+        if tags := fix.type_tags(row.mnemonic):   # packed sources sized by the mnemonic's type
+            ops = [replace(o, type_tag=tags[o.name], dwords=max(1, (type_tag_bits(tags[o.name]) or 32) // 32),
+                           evidence=name) if o.name in tags else o for o in ops]
     return replace(row, operands=tuple(ops)) if ops != list(row.operands) else row
 
 

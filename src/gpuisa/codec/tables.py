@@ -239,14 +239,12 @@ def put_bits(bits: tuple[tuple[int, int], ...], value: int) -> int:
     return out
 
 
-_TYPE_TAG = re.compile(r"^(?:b|f|i|u|bf)(\d+)(?:x(\d+))?$")
-
-
 def _dwords_of(page_size_bits: int | None, size_text: str, tags: tuple[str, ...], wave64: bool) -> int:
+    from gpuisa.sources.llvm_syntax_docs import type_tag_bits
     for t in tags:
-        m = _TYPE_TAG.match(t)
-        if m:
-            return max(1, int(m.group(1)) * int(m.group(2) or 1) // 32)
+        bits = type_tag_bits(t)
+        if bits:
+            return max(1, bits // 32)
     if "wavefront size is 32" in size_text:
         return 2 if wave64 else 1
     if "wavefront size is 64" in size_text:
@@ -257,8 +255,9 @@ def _dwords_of(page_size_bits: int | None, size_text: str, tags: tuple[str, ...]
 
 
 def syntax_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]:
-    """Every syntax row of the families (most specific family wins), keyed by mnemonic."""
-    from gpuisa.sources.llvm_syntax_docs import OperandEvidence, operand_page
+    """Every syntax row of the families (most specific family wins), keyed by mnemonic; a row OLDER_ROWS
+    covers is the older page's row of the same instruction (LLVM's tests write its operands)."""
+    from gpuisa.sources.llvm_syntax_docs import older_row
     out: dict[str, Row] = {}
     for fam_key in families:
         fam = docs.families.get(fam_key)
@@ -272,25 +271,31 @@ def syntax_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]
                 key += "~vopdy"  # the Y half of a VOPD pair shares its mnemonic with the X half
             if key in out:
                 continue
-            ops = []
-            for o in ins.operands:
-                # OPERAND_EVIDENCE / PAGE_ERRATA: the page LLVM's tests follow, the page the row meant
-                page, fix = operand_page(docs, o.label, ins)
-                accepts = page.accepts if page else ()
-                size_text = page.size_text if page else ""
-                dwords = _dwords_of(page.size_bits if page else None, size_text, (o.type_override,) if o.type_override else (),
-                                    wave64)
-                name, optional = o.name, o.optional or (isinstance(fix, OperandEvidence) and fix.implicit)
-                if o.role == "dst" and accepts and set(accepts) <= {"vcc", "vcc_lo", "exec"}:
-                    # GFX12's page spells VOPC's implicit destination as `vdst` accepting vcc / exec
-                    name, optional = ("vcc", False) if "vcc" in accepts else ("exec", True)
-                ops.append(Operand(name, o.role, tuple(accepts), dwords, size_text, "m" in o.tags, optional,
-                                   page.label if page else o.label,
-                                   o.label if isinstance(fix, OperandEvidence) else "", o.type_override or ""))
-            if ins.section.startswith(("VOP3", "VOPC", "VOP1", "VOP2")) and fam_key == "GFX12":
-                ops = _implied_modifiers(ops, ins.section, ins.mnemonic)
-            out[key] = Row(ins.mnemonic, ins.section, tuple(ops), ins.provenance.cite())
+            out[key] = row_of(docs, older_row(docs, ins)[0], wave64, fam_key)
     return out
+
+
+def row_of(docs, ins, wave64: bool, fam_key: str = "") -> Row:
+    """One syntax row (a SyntaxInstruction) as the codec's Row: each operand resolved against its page."""
+    from gpuisa.sources.llvm_syntax_docs import OperandEvidence, operand_page
+    ops = []
+    for o in ins.operands:
+        # OPERAND_EVIDENCE / PAGE_ERRATA: the page LLVM's tests follow, the page the row meant
+        page, fix = operand_page(docs, o.label, ins)
+        accepts = page.accepts if page else ()
+        size_text = page.size_text if page else ""
+        dwords = _dwords_of(page.size_bits if page else None, size_text, (o.type_override,) if o.type_override else (),
+                            wave64)
+        name, optional = o.name, o.optional or (isinstance(fix, OperandEvidence) and fix.implicit)
+        if o.role == "dst" and accepts and set(accepts) <= {"vcc", "vcc_lo", "exec"}:
+            # GFX12's page spells VOPC's implicit destination as `vdst` accepting vcc / exec
+            name, optional = ("vcc", False) if "vcc" in accepts else ("exec", True)
+        ops.append(Operand(name, o.role, tuple(accepts), dwords, size_text, "m" in o.tags, optional,
+                           page.label if page else o.label,
+                           o.label if isinstance(fix, OperandEvidence) else "", o.type_override or ""))
+    if ins.section.startswith(("VOP3", "VOPC", "VOP1", "VOP2")) and (fam_key or ins.family) == "GFX12":
+        ops = _implied_modifiers(ops, ins.section, ins.mnemonic)
+    return Row(ins.mnemonic, ins.section, tuple(ops), ins.provenance.cite())
 
 
 _MODIFIER_SOURCE = "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX11.rst (VOP3 rows: clamp, omod, op_sel, :m sources)"

@@ -166,6 +166,9 @@ def check_operands(family: Annotated[list[str] | None, typer.Option(
     for rule, fix in explained["derived_rows"].items():
         if fix["examples"]:
             print(f"derived rows x{fix['examples']}: {rule}, as {fix['pattern']} ({fix['tests']})")
+    for name, fix in explained["older_rows"].items():
+        if fix["examples"]:
+            print(f"older page's rows x{fix['examples']}: {name}: {fix['page']} read as {fix['older']}'s row ({fix['tests']})")
     if rep.no_page:
         print("no syntax page: " + ", ".join(f"{k} {v}" for k, v in rep.no_page.most_common()))
     if rep.invalid_text:

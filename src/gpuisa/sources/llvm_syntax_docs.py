@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 import docutils.frontend
 import docutils.nodes as nodes
@@ -34,6 +34,7 @@ from gpuisa.model import Provenance, Skip
 from gpuisa.model_syntax import KIND_NAMES, OperandPage, SyntaxDocs, SyntaxFamily, SyntaxInstruction, SyntaxOperand
 
 SOURCE = "llvm-syntax-docs"
+R = TypeVar("R")
 LABEL_PREFIX = "amdgpu_synid_"
 GENERIC_PAGES = ("AMDGPUOperandSyntax.rst", "AMDGPUModifierSyntax.rst")
 
@@ -86,6 +87,7 @@ class PageErratum:
 
 _GFX12_OPERANDS = "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx12_operands.rst"
 _GFX950_OPERANDS = "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx950_operands.rst"
+_GFX950_PAGE = "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX950.rst"
 # Generator slips in the syntax pages, one entry per label, each with the line that shows it.
 PAGE_ERRATA: dict[str, PageErratum] = {
     "amdgpu_synid_gfx12_src0_1d4114": PageErratum(
@@ -385,7 +387,22 @@ ROW_EVIDENCE: dict[str, RowEvidence] = {
         "(RENAMED_IN_GFX12): the old name takes the GFX12 row",
         Provenance(SOURCE, _GFX12_PAGE, 211, "s_min_num_f32"),
         f"{_MC}/gfx1150_asm_salu_float.s:835", "s_min_f32 s5, s1, s2"),
+    "load-scale half of the scale mfma row": RowEvidence(
+        ("GFX950",),
+        "no page lists v_mfma_ld_scale_b32, the first two dwords of GFX950's scale MFMA (VOP3PX2); LLVM's tests "
+        "assemble it alone with the scale operands and modifiers of the VOP3PX2 row (scale_src0, scale_src1: "
+        "VGPR, SGPR or inline constant, no literal; op_sel, op_sel_hi), as the cdna4 manual's 'Operands of "
+        "Load-Scale (first 2 DWORDs of \"SCALE\" ops)' lists SRC0, SRC1 and OP_SEL / OP_SEL_HI (LOAD_SCALE)",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX950.rst", 1463,
+                   "v_mfma_scale_f32_16x16x128_f8f6f4"),
+        f"{_MC}/mai-gfx950.s:174", "v_mfma_ld_scale_b32 v0, 64"),
 }
+# The load-scale instruction LLVM's tests write alone -> the VOP3PX2 row holding its operands, and the
+# operands it keeps (renamed as the tests' check lines print them: scale_src0 is written first, as src0).
+# The cdna4 manual states the same operands: amd-isa-manuals/cdna4/README.md:1958-1965.
+LOAD_SCALE: dict[str, str] = {"v_mfma_ld_scale_b32": "v_mfma_scale_f32_16x16x128_f8f6f4"}
+LOAD_SCALE_OPERANDS: dict[str, str] = {"scale_src0": "src0", "scale_src1": "src1", "op_sel": "op_sel",
+                                       "op_sel_hi": "op_sel_hi"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,6 +420,14 @@ class ModifierEvidence:
     example: str                # ... this assembly
     neg_abs: bool = False       # the rows' sources also take neg / abs (the :m tag the rows leave out) ...
     neg_abs_on: str = "src"     # ... those whose name starts with this (src0, src1 / vsrc0, vsrc1)
+    # operand -> type tag the tests size it by (a packed vector: `bf6x32` is 32 six-bit values, 6 dwords), a
+    # template over the named groups of `mnemonics` ({src}: the source type the mnemonic names)
+    types: tuple[tuple[str, str], ...] = ()
+
+    def type_tags(self, mnemonic: str) -> dict[str, str]:
+        """The type tag of each operand this entry sizes, for one mnemonic it covers."""
+        m = re.match(self.mnemonics, mnemonic)
+        return {name: tag.format(**m.groupdict()) for name, tag in self.types} if m else {}
 
 
 MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
@@ -483,13 +508,129 @@ MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
         "(SC0 [14], SC1 [15]), as GFX950's rows of the same instructions list sc0, sc1 and nt",
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX950.rst", 397, "buffer_inv"),
         f"{_MC}/gfx942_asm_features.s:294", "buffer_inv sc0"),
+    "gfx950 permlane swap bound_ctrl and fi": ModifierEvidence(
+        ("GFX950",), "VOP", r"^v_permlane(16|32)_swap_b32(_e64)?$", ("bound_ctrl", "fi"),
+        "GFX950's rows of v_permlane16_swap_b32 / v_permlane32_swap_b32 list no modifiers; the tests write "
+        "bound_ctrl:1 and fi:1 on their VOP3 form and encode them in bits 12 and 11",
+        Provenance(SOURCE, _GFX950_PAGE, 934, "v_permlane16_swap_b32"),
+        f"{_MC}/gfx950_asm_features.s:2105", "v_permlane16_swap_b32 v1, v2 bound_ctrl:1"),
+    "gfx950 dot2c bf16 dpp neg/abs": ModifierEvidence(
+        ("GFX950",), "VOP2", r"^v_dot2c_f32_bf16_dpp$", (),
+        "GFX950's DPP row of v_dot2c_f32_bf16_dpp tags no source :m; the tests write neg and abs on both sources, "
+        "as the same page's row of v_dot2c_f32_f16_dpp tags vsrc0 and vsrc1 :m",
+        Provenance(SOURCE, _GFX950_PAGE, 1031, "v_dot2c_f32_bf16_dpp"),
+        f"{_MC}/gfx950_xdlops.s:14", "v_dot2c_f32_bf16_dpp v5, -v1, v2 quad_perm:[0,1,2,3] row_mask:0x0 "
+        "bank_mask:0x0", neg_abs=True, neg_abs_on="vsrc"),
+    "gfx950 dpp mirror and wave controls": ModifierEvidence(
+        ("GFX950",), "VOP", r"^v_\w+_dpp$",
+        ("row_mirror", "row_half_mirror", "wave_shl", "wave_rol", "wave_shr", "wave_ror"),
+        "GFX950's DPP rows spell dpp_ctrl as quad_perm, row_shl, row_shr, row_ror and row_bcast only; the tests write "
+        "row_mirror, row_half_mirror and wave_shl/rol/shr/ror, which the generic dpp_ctrl page lists for GFX9 "
+        "(AMDGPUModifierSyntax.rst:1317-1325) and the other GFX9 pages' DPP rows take through dpp_ctrl",
+        Provenance(SOURCE, _GFX950_PAGE, 937, "v_prng_b32_dpp"),
+        f"{_MC}/gfx950_asm_vop1_dpp16.s:11", "v_prng_b32_dpp v5, v1 row_half_mirror row_mask:0xf bank_mask:0xf"),
+    "gfx950 cvt_pk f32 omod": ModifierEvidence(
+        ("GFX950",), "VOP3", r"^v_cvt_pk_(f16|bf16)_f32$", ("omod",),
+        "GFX950's rows of v_cvt_pk_f16_f32 and v_cvt_pk_bf16_f32 list no output modifier; the tests write mul:2 "
+        "and encode it in OMOD (bits 60:59)",
+        Provenance(SOURCE, _GFX950_PAGE, 1201, "v_cvt_pk_f16_f32"),
+        f"{_MC}/gfx950_asm_features.s:170", "v_cvt_pk_f16_f32 v5, 0.5, m0 mul:2"),
+    "gfx950 pk32 conversion source": ModifierEvidence(
+        ("GFX950",), "VOP3", r"^v_cvt_scalef32_(sr_)?pk32_[a-z0-9]+_(?P<src>[a-z0-9]+)$", (),
+        "GFX950's rows of the 32-value conversions (v_cvt_scalef32_pk32_*, v_cvt_scalef32_sr_pk32_*) link src0 to "
+        "the interpolation-attribute page (PAGE_ERRATA), read as the row's 1-dword src1; the cdna4 manual converts "
+        "'a packed 32-component' input (README.md:14931, 14941: 32 FP6 values of 6 bits from S0), and the tests write src0 as "
+        "32 values of the source type the mnemonic names last: 6 dwords of bf6 / fp6, 16 of bf16 / f16, 32 of f32",
+        Provenance(SOURCE, _GFX950_PAGE, 1218, "v_cvt_scalef32_pk32_bf16_bf6"),
+        f"{_MC}/gfx950_asm_features.s:794", "v_cvt_scalef32_pk32_bf16_bf6 v[10:25], v[20:25], v8",
+        types=(("src0", "{src}x32"),)),
+    "gfx950 sr_pk_fp4_f32 source": ModifierEvidence(
+        ("GFX950",), "VOP3", r"^v_cvt_scalef32_sr_pk_fp4_(?P<src>f32)$", (),
+        "GFX950's row of v_cvt_scalef32_sr_pk_fp4_f32 sizes src0 as its 1-dword src1 (PAGE_ERRATA); the cdna4 manual "
+        "converts 'a packed 2-component single-precision float input' (README.md:14594, 14599-14601: S0[31:0] and "
+        "S0[63:32]), and the tests write src0 as 2 dwords",
+        Provenance(SOURCE, _GFX950_PAGE, 1260, "v_cvt_scalef32_sr_pk_fp4_f32"),
+        f"{_MC}/gfx950_asm_features.s:1958", "v_cvt_scalef32_sr_pk_fp4_f32 v0, v[2:3], v4, v5",
+        types=(("src0", "{src}x2"),)),
 }
+
+
+@dataclass(frozen=True, slots=True)
+class OlderRowEvidence:
+    """Rows of a page that LLVM's MC tests contradict where the previous generation's page lists the same
+    instruction as the tests write it: that older row serves (its operands and their pages), and the newer
+    row stays cited beside it as an erratum."""
+
+    family: str          # the page whose rows are replaced
+    older: str           # the page whose row of the same mnemonic serves
+    mnemonics: str       # rows of `family` whose mnemonic matches this regular expression
+    reason: str
+    source: Provenance   # a row of `family` the tests contradict
+    evidence: str        # an LLVM MC test check line (file:line) with the encoding of ...
+    example: str         # ... this assembly, which the row refuses and the older row parses
+    # an instruction new on `family` (no older row of its own) takes the older row of the mnemonic this
+    # (pattern, replacement) makes of its own: global_load_lds_dwordx3 -> global_load_lds_dword
+    sibling: tuple[str, str] = ()
+
+
+_GFX942_FEATURES = f"{_MC}/gfx942_asm_features.s"   # RUN lines: -mcpu=gfx942 and -mcpu=gfx950, one check prefix
+OLDER_ROWS: dict[str, OlderRowEvidence] = {
+    "gfx950 atomics without return": OlderRowEvidence(
+        "GFX950", "GFX940", r"^(flat|global)_atomic_",
+        "GFX950's flat and global atomic rows list vdst without :opt, though its page says 'This is an optional "
+        "operand. It must be used if and only if glc is specified' (gfx950_operands.rst:1287); the tests write the "
+        "no-return form (no vdst), as the GFX940 rows of the same instructions tag vdst :opt",
+        Provenance(SOURCE, _GFX950_PAGE, 176, "flat_atomic_add_f32"),
+        f"{_GFX942_FEATURES}:38", "flat_atomic_add_f32 v[2:3], v1"),
+    "gfx950 lds loads write no vdst": OlderRowEvidence(
+        "GFX950", "GFX940", r"^(global|scratch)_load_lds_",
+        "GFX950's global_load_lds_* / scratch_load_lds_* rows list a vdst; these loads write LDS, and the tests "
+        "write only the address operands, as the GFX940 rows of the same instructions list them (vaddr, saddr); the "
+        "dwordx3 / dwordx4 forms new on gfx950 take the GFX940 row of the dword form (gfx950_asm_features.s:116 "
+        "`global_load_lds_dwordx3 v2, s[4:5] offset:4`)",
+        Provenance(SOURCE, _GFX950_PAGE, 273, "global_load_lds_dword"),
+        f"{_GFX942_FEATURES}:146", "global_load_lds_dword v2, s[4:5] offset:4", sibling=(r"_dwordx[34]$", "_dword")),
+    "gfx950 fp8 conversions: sdwa and dpp rows": OlderRowEvidence(
+        "GFX950", "GFX940", r"^v_cvt_(pk_)?f32_(bf8|fp8)_(sdwa|dpp)$",
+        "GFX950's SDWA and DPP rows of v_cvt_f32_bf8 / fp8 and v_cvt_pk_f32_bf8 / fp8 list a VOP2-style SDWA row "
+        "(src1_sel, no clamp or omod) and no row_newbcast; the tests write clamp, mul:2 and row_newbcast, as the GFX940 "
+        "rows of the same instructions list them (clamp omod src0_sel; dpp32_ctrl)",
+        Provenance(SOURCE, _GFX950_PAGE, 794, "v_cvt_f32_bf8_sdwa"),
+        f"{_GFX942_FEATURES}:595", "v_cvt_f32_bf8_sdwa v1, s3 clamp mul:2 src0_sel:BYTE_1"),
+    "gfx950 v_mov_b64 dpp64": OlderRowEvidence(
+        "GFX950", "GFX940", r"^v_mov_b64_dpp$",
+        "GFX950's DPP row of v_mov_b64 lists the 32-bit DPP controls and no row_newbcast; the tests write "
+        "row_newbcast:1, as the GFX940 row lists it (dpp64_ctrl)",
+        Provenance(SOURCE, _GFX950_PAGE, 926, "v_mov_b64_dpp"),
+        f"{_GFX942_FEATURES}:247", "v_mov_b64_dpp v[2:3], v[4:5] row_newbcast:1 row_mask:0xf bank_mask:0xf"),
+    "gfx950 s_load offset and glc": OlderRowEvidence(
+        "GFX950", "GFX940", r"^s_load_dword(x\d+)?$",
+        "GFX950's s_load_dword rows list sdata, sbase and soffset only; the tests write an immediate offset and glc, "
+        "as the GFX940 rows of the same instructions list them (soffset, offset21s, glc)",
+        Provenance(SOURCE, _GFX950_PAGE, 515, "s_load_dword"),
+        f"{_GFX942_FEATURES}:30", "s_load_dword s2, s[2:3], 0x0 glc"),
+}
+
+
+def older_row(docs: SyntaxDocs, row: SyntaxInstruction) -> tuple[SyntaxInstruction, str]:
+    """(row, OLDER_ROWS entry) for one page row: the older page's row of the same mnemonic where an entry
+    covers it, else (row, ""). The one test for the catalog's operands, the codec and the checker."""
+    for name, fix in OLDER_ROWS.items():
+        if row.family == fix.family and re.match(fix.mnemonics, row.mnemonic):
+            older = docs.families.get(fix.older)
+            same = older.rows(row.mnemonic) if older else []
+            if not same and older and fix.sibling:
+                same = [replace(r, mnemonic=row.mnemonic) for r in older.rows(re.sub(*fix.sibling, row.mnemonic))]
+            if same:
+                return same[0], name
+    return row, ""
 
 
 BF16_TWIN = "bf16 twin of the f16 row"
 RENAMED_ROW = "gfx12 row of the renamed instruction"
 SAME_SHAPE = "same shape"
 SDWA_TWIN = "sdwa row of an integer vop2"
+LOAD_SCALE_ROW = "load-scale half of the scale mfma row"
 _FORM_SUFFIXES = ("_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa", "")
 
 
@@ -502,6 +643,8 @@ def rule_source(mnemonic: str, serves: Iterable[str]) -> tuple[str, str, str] | 
         return RENAMED_ROW, RENAMED_IN_GFX12[mnemonic][0], "GFX12"
     if mnemonic in SDWA_TWINS and serves & set(ROW_EVIDENCE[SDWA_TWIN].families):
         return SDWA_TWIN, SDWA_TWINS[mnemonic], ""
+    if mnemonic in LOAD_SCALE and serves & set(ROW_EVIDENCE[LOAD_SCALE_ROW].families):
+        return LOAD_SCALE_ROW, LOAD_SCALE[mnemonic], ""
     if "_bf16" in mnemonic and serves & set(ROW_EVIDENCE[BF16_TWIN].families):
         return BF16_TWIN, mnemonic.replace("_bf16", "_f16"), ""
     if serves & set(ROW_EVIDENCE[SAME_SHAPE].families):
@@ -510,6 +653,25 @@ def rule_source(mnemonic: str, serves: Iterable[str]) -> tuple[str, str, str] | 
             if stem in SAME_SHAPE_GFX1250 and (not suffix or mnemonic.endswith(suffix)):
                 return SAME_SHAPE, SAME_SHAPE_GFX1250[stem][0] + suffix, ""
     return None
+
+
+_TYPE_TAG = re.compile(r"^(?:b|f|i|u|bf|fp)(\d+)(?:x(\d+))?$")
+
+
+def type_tag_bits(tag: str) -> int | None:
+    """Bits a type tag names (b64: 64, f16x2: 32, bf6x32: 192); None for a tag naming no width."""
+    m = _TYPE_TAG.match(tag)
+    return int(m.group(1)) * int(m.group(2) or 1) if m else None
+
+
+def derived_row(rule: str, row: R, mnemonic: str | None = None) -> R:
+    """The row a ROW_EVIDENCE rule makes of the listed row rule_source names (a SyntaxInstruction or the
+    codec's Row: both hold mnemonic and named operands): the load-scale rule keeps LOAD_SCALE_OPERANDS, renamed;
+    the others take the row as it is. Under `mnemonic` when given."""
+    if rule == LOAD_SCALE_ROW:
+        ops = tuple(replace(o, name=LOAD_SCALE_OPERANDS[o.name]) for o in row.operands if o.name in LOAD_SCALE_OPERANDS)
+        row = replace(row, operands=ops)
+    return replace(row, mnemonic=mnemonic) if mnemonic else row
 
 
 def modifier_entries(family: str, section: str, mnemonic: str) -> list[tuple[str, ModifierEvidence]]:
