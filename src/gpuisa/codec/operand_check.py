@@ -312,7 +312,7 @@ class RowMatcher:
         out = [rows[k] for k in dict.fromkeys(keys) if k in rows]
         if stem in rows and rows[stem].section.split()[0] in E32_ENCODINGS and stem + "_e64" not in rows \
                 and not mnemonic.endswith(("_e32", "_dpp", "_sdwa")):
-            out.append(e64_from_e32(rows[stem], self.wave64))
+            out.append(with_modifier_evidence(e64_from_e32(rows[stem], self.wave64)))
         return out
 
     def derived(self, mnemonic: str) -> list[tuple[str, Row]]:

@@ -246,18 +246,6 @@ OPERAND_EVIDENCE: dict[str, OperandEvidence] = {
         Provenance(SOURCE, _GFX950_OPERANDS, 1164, "amdgpu_synid_gfx950_vaddr"),
         f"{_MC}/gfx950_asm_features.s:32", "buffer_atomic_pk_add_bf16 v255, off, s[8:11], s3 offset:4095",
         older="GFX940"),
-    "amdgpu_synid_gfx950_saddr_ce8216": OperandEvidence(
-        {"FLAT_GLBL": "amdgpu_synid_gfx940_saddr_a37373"},
-        "GFX950's global saddr page omits `off` (a 64-bit vaddr and no SGPR base); the tests (run for gfx942 and "
-        "gfx950) write it, as the GFX940 global saddr page lists",
-        Provenance(SOURCE, _GFX950_OPERANDS, 169, "amdgpu_synid_gfx950_saddr_ce8216"),
-        f"{_MC}/gfx942_asm_features.s:7", "global_load_dword v2, v[2:3], off sc0", older="GFX940"),
-    "amdgpu_synid_gfx950_addr_f2b449": OperandEvidence(
-        {"FLAT_GLBL": "amdgpu_synid_gfx940_vaddr_0212e3"},
-        "GFX950's global rows link addr to a '2 dwords' page; with an SGPR base the tests (run for gfx942 and gfx950) "
-        "write a 1-dword offset, as the GFX940 global vaddr page says (1 or 2 dwords)",
-        Provenance(SOURCE, _GFX950_OPERANDS, 17, "amdgpu_synid_gfx950_addr_f2b449"),
-        f"{_MC}/gfx942_asm_features.s:502", "global_atomic_add_f32 v1, v0, v2, s[0:1] sc0 sc1", older="GFX940"),
     "amdgpu_synid_gfx11_vsrc_6802ce": OperandEvidence(
         {"VOP3 DPP": "amdgpu_synid_gfx11_src_852d86"},
         "GFX12 has no VOP3 DPP rows; those borrowed from GFX11 take vsrc1 as a VGPR only, while the GFX12 tests "
@@ -509,9 +497,9 @@ MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX950.rst", 397, "buffer_inv"),
         f"{_MC}/gfx942_asm_features.s:294", "buffer_inv sc0"),
     "gfx950 permlane swap bound_ctrl and fi": ModifierEvidence(
-        ("GFX950",), "VOP", r"^v_permlane(16|32)_swap_b32(_e64)?$", ("bound_ctrl", "fi"),
+        ("GFX950",), "VOP", r"^v_permlane(16|32)_swap_b32_e64$", ("bound_ctrl", "fi"),
         "GFX950's rows of v_permlane16_swap_b32 / v_permlane32_swap_b32 list no modifiers; the tests write "
-        "bound_ctrl:1 and fi:1 on their VOP3 form and encode them in bits 12 and 11",
+        "bound_ctrl:1 and fi:1 on their VOP3 form (_e64, derived from the VOP1 row) and encode them in bits 12 and 11",
         Provenance(SOURCE, _GFX950_PAGE, 934, "v_permlane16_swap_b32"),
         f"{_MC}/gfx950_asm_features.s:2105", "v_permlane16_swap_b32 v1, v2 bound_ctrl:1"),
     "gfx950 dot2c bf16 dpp neg/abs": ModifierEvidence(
@@ -575,11 +563,14 @@ class OlderRowEvidence:
 
 _GFX942_FEATURES = f"{_MC}/gfx942_asm_features.s"   # RUN lines: -mcpu=gfx942 and -mcpu=gfx950, one check prefix
 OLDER_ROWS: dict[str, OlderRowEvidence] = {
-    "gfx950 atomics without return": OlderRowEvidence(
-        "GFX950", "GFX940", r"^(flat|global)_atomic_",
+    "gfx950 global rows and atomics without return": OlderRowEvidence(
+        "GFX950", "GFX940", r"^(flat_atomic_|global_(?!load_lds_))",
         "GFX950's flat and global atomic rows list vdst without :opt, though its page says 'This is an optional "
-        "operand. It must be used if and only if glc is specified' (gfx950_operands.rst:1287); the tests write the "
-        "no-return form (no vdst), as the GFX940 rows of the same instructions tag vdst :opt",
+        "operand. It must be used if and only if glc is specified' (gfx950_operands.rst:1287), its global rows link "
+        "addr to a '2 dwords' page and saddr to a page without `off`; the tests (run for gfx942 and gfx950) write "
+        "the no-return form (no vdst), a 1-dword offset with an SGPR base (global_atomic_add_f32 v1, v0, v2, s[0:1], "
+        ":502) and `off` (global_load_dword v2, v[2:3], off sc0, :7), as the GFX940 rows of the same instructions "
+        "list them (vdst :opt; vaddr of 1 or 2 dwords; saddr or off)",
         Provenance(SOURCE, _GFX950_PAGE, 176, "flat_atomic_add_f32"),
         f"{_GFX942_FEATURES}:38", "flat_atomic_add_f32 v[2:3], v1"),
     "gfx950 lds loads write no vdst": OlderRowEvidence(
