@@ -115,3 +115,36 @@ def test_evidence_is_keyed_by_the_evaluator_not_the_search():
     files = set(discovery.evaluator_files())
     assert {Path(programs.__file__), Path(interp.__file__), Path(ptx_cvt.__file__)} <= files
     assert Path(discovery.__file__) not in files     # changing the search keeps every cached proof
+
+
+@pytest.mark.parametrize("form", ["clz.b32", "max.f16"])
+def test_batched_sequence_screens_agree_with_one_at_a_time(form):
+    """The sequence search screens specs that share all but their last step side by side (lanes concatenated); each
+    spec's agreement must be the one its own program gives alone (fix-ups, pre-fixes and three-instruction chains)."""
+    import time
+
+    from gpuisa.crossref import discovery as d
+
+    arch = "cdna3"
+    amd = d.amd_instructions(arch, TEXTS)
+    p = d.ptx_side(form, TEXTS)
+    vecs = d._float_vectors(p, d.LANES, seed=len(p.inputs) * 1000 + p.width) if p.float_kind else \
+        d._in_domain(p, d._vectors(p.inputs, seed=len(p.inputs) * 1000 + p.width))
+    want = d._screen(p, p.prog, arch, vecs, TEXTS)
+    ranked = []
+    for a in [a for a in amd if d._compatible(p, a)][:12]:
+        for wiring, _ in d._wirings(p, a):
+            try:
+                got = d._screen(p, d._amd_program(p, a, wiring), arch, vecs, TEXTS)
+            except Exception:
+                continue
+            ranked.append((len(want) - len(d._mismatch(p, want, got)), a, wiring))
+    specs = d._sequence_specs(p, amd, ranked)
+    chains = [s for s in specs if s["shape"] == "chain"]
+    third = [{"shape": "chain", "chain": [*chains[0]["chain"], fix]} for fix in d._fixups(p, amd, "t1")][::40]
+    sample = specs[::23] + third
+    assert any(len(s["chain"]) == 2 and "t0" in s["chain"][1][1].values() for s in sample if s["shape"] == "chain")
+    d._SEQ_SCREENS.clear()
+    batched = d._agreements(p, sample, arch, amd, TEXTS, vecs, want, time.perf_counter())
+    alone = [d._agree_alone(p, s, arch, vecs, want, TEXTS) for s in sample]
+    assert batched == alone

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from gpuisa.crossref.programs import Program, Step, run_program
+from gpuisa.crossref.programs import Ops, Program, Step, arg_value, run_amd_step, run_program
 from gpuisa.errors import GpuisaError
 from gpuisa.semantics.domain_np import NumpyDomain
 from gpuisa.semantics.ptx import ptx_semantics
@@ -281,10 +281,12 @@ class AmdInstr:
     floats: bool = False         # its name has a float type (_f32, _f16, _f64)
     slot_widths: tuple[int, ...] = ()   # widest view of each S0..Sn in the pseudocode
     fp: str = ""                 # the pseudocode and the machine state it reads on this arch (evidence keys)
+    dest_width: int = 32         # widest D0 the pseudocode writes (a 32-element pack writes D0[1023 : 0])
 
 
 _COMMENT = re.compile(r"//[^\n]*")
 _SLOT_VIEW = re.compile(r"\bS([0-2])\.[uibf](\d+)")
+_DEST_VIEW = re.compile(r"\bD0(?:\[(\d+)\s*:\s*\d+\]|\.[uibf](\d+)\b)")
 
 
 def amd_instructions(arch: str, texts: Texts) -> list[AmdInstr]:
@@ -309,8 +311,9 @@ def amd_instructions(arch: str, texts: Texts) -> list[AmdInstr]:
         widths = frozenset(int(w) for _, w in _NAME_TYPES.findall(name))
         slot_widths = tuple(max((int(m.group(2)) for m in _SLOT_VIEW.finditer(code) if int(m.group(1)) == i),
                                 default=32) for i in range(len(srcs)))
+        dest = max((int(hi) + 1 if hi else int(w) for hi, w in _DEST_VIEW.findall(code)), default=32)
         out.append(AmdInstr(name, len(srcs), widths, sem.text, _flag(read), _flag(written),
-                            bool(re.search(r"_(f|bf)\d", name)), slot_widths, _instr_fp(sem.text, arch)))
+                            bool(re.search(r"_(f|bf)\d", name)), slot_widths, _instr_fp(sem.text, arch), dest))
     return out
 
 
@@ -740,7 +743,8 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
     base = p.form.split(".")[0]
     ordered = sorted(amd, key=lambda a: _order(p, a))
     relaxed = [a for a in ordered if _compatible(p, a, relaxed=True)]
-    relaxed += [a for a in ordered if a not in relaxed and _compatible(p, a, relaxed=True, carry_less=True)]
+    first = {a.name for a in relaxed}
+    relaxed += [a for a in ordered if a.name not in first and _compatible(p, a, relaxed=True, carry_less=True)]
     strict = [a for a in ordered if _compatible(p, a)]
     # the strict pool first; where none of its candidates runs (pseudocode needing state the evaluator lacks),
     # the relaxed one, so the row still gets a nearest candidate to refute
@@ -904,7 +908,11 @@ def _wtext_raw(wiring: dict[str, Any]) -> dict[str, Any]:
 
 
 def _fixup_seconds(amd: list[AmdInstr]) -> list[AmdInstr]:
-    return [a for a in amd if FIXUP_NAMES.match(a.name) and a.sources in (1, 2) and not a.reads and not a.writes]
+    """Instructions tried as a fix-up step: one or two sources, no flags, a result of at most 64 bits (a conversion
+    of a 32-element pack writes 1024 bits of which a PTX destination could read one element; evaluating it costs
+    more than the rest of the search)."""
+    return [a for a in amd if FIXUP_NAMES.match(a.name) and a.sources in (1, 2) and not a.reads and not a.writes
+            and a.dest_width <= 64]
 
 
 def _fixups(p: PtxSide, amd: list[AmdInstr], t: str) -> list[tuple[str, dict[str, Any]]]:
@@ -926,30 +934,165 @@ def _sequence(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: 
               screens: dict[tuple, Any]) -> tuple[dict[str, Any] | None, str]:
     """The first two-instruction sequence equal on every test vector and then proved (or float-tested); then, where
     cheap, three instructions (the best-agreeing pairs with one more fix-up). Returns (row or None, how the search
-    ended)."""
+    ended). Specs are screened in batches (_agreements) and tried in the order listed, so the answer is the one a
+    spec-by-spec search finds."""
     t0 = time.perf_counter()
     lanes = len(want)
     near: list[tuple[int, dict[str, Any]]] = []
     specs = _sequence_specs(p, amd, ranked)
-    for spec in specs:
-        if time.perf_counter() - t0 > SEQUENCE_BUDGET_S:
+    for spec, agree in zip(specs, _agreements(p, specs, arch, amd, texts, vecs, want, t0), strict=True):
+        if agree is None:
             return None, f"sequence search stopped after {SEQUENCE_BUDGET_S:.0f} s"
-        found, agree = _try_sequence(p, spec, arch, amd, texts, proofs, timeout_s, vecs, want)
-        if found is not None:
-            return found, ""
+        if agree == lanes:
+            found, agree = _try_sequence(p, spec, arch, amd, texts, proofs, timeout_s, vecs, want)
+            if found is not None:
+                return found, ""
         if spec["shape"] == "chain" and agree >= lanes * 3 // 4:
             near.append((agree, spec))
+    thirds = []
     for _, spec in sorted(near, key=lambda n: -n[0])[:THIRD_TRIES]:
-        for fix in _fixups(p, amd, f"t{len(spec['chain']) - 1}"):
-            if time.perf_counter() - t0 > SEQUENCE_BUDGET_S:
-                return None, f"three-instruction search stopped after {SEQUENCE_BUDGET_S:.0f} s"
-            chain = [(n, {k: (f"t{len(spec['chain']) - 1}" if v == "r" else v) for k, v in a.items()})
-                     for n, a in spec["chain"]]
-            found, _ = _try_sequence(p, {"shape": "chain", "chain": [*chain, fix]}, arch, amd, texts, proofs,
-                                     timeout_s, vecs, want)
+        last = f"t{len(spec['chain']) - 1}"
+        chain = [(n, {k: (last if v == "r" else v) for k, v in a.items()}) for n, a in spec["chain"]]
+        thirds += [{"shape": "chain", "chain": [*chain, fix]} for fix in _fixups(p, amd, last)]
+    for spec, agree in zip(thirds, _agreements(p, thirds, arch, amd, texts, vecs, want, t0), strict=True):
+        if agree is None:
+            return None, f"three-instruction search stopped after {SEQUENCE_BUDGET_S:.0f} s"
+        if agree == lanes:
+            found, _ = _try_sequence(p, spec, arch, amd, texts, proofs, timeout_s, vecs, want)
             if found is not None:
                 return found, ""
     return None, f"{len(specs)} two-instruction and {min(len(near), THIRD_TRIES)} three-instruction extensions searched"
+
+
+# Sequence screens by what decides them (the form, each step's pseudocode fingerprint and wiring): kept for the life
+# of the process, so the next arch of a worker's chain screens only sequences with a changed or new instruction.
+_SEQ_SCREENS: dict[str, tuple[int | None, ...]] = {}
+SEQ_SCREENS_MAX = 400_000
+
+
+def _agreements(p: PtxSide, specs: list[dict[str, Any]], arch: str, amd: list[AmdInstr], texts: Texts,
+                vecs: dict[str, np.ndarray], want: np.ndarray, t0: float) -> list[int | None]:
+    """Lanes on which each sequence spec agrees with the PTX form (0 where its pseudocode does not run, None where
+    the search budget ran out first). Specs that differ in one step only run that step once over all their variants
+    side by side (lanes concatenated): the evaluator is vectorised over lanes, so a batch costs about one run. A
+    batch is only a screen: every spec it finds equal is screened again alone and proved before it is claimed."""
+    fps = {a.name: a.fp for a in amd}
+    pkey = f"{p.form}|{p.text}|{p.inputs}|{p.width}|{p.ftz}|{p.float_kind}|{p.carry_out}"
+    out: list[int | None] = [None] * len(specs)
+    groups: dict[str, list[int]] = {}
+    for i, spec in enumerate(specs):
+        key = f"{len(spec['chain'])}|{spec['chain'][-1][0]}" if spec["shape"] == "chain" else f"single{i}"
+        groups.setdefault(key, []).append(i)
+    heads: dict[str, Any] = {}
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for key, idx in sorted(groups.items(), key=lambda g: g[1][0]):
+            if time.perf_counter() - t0 > SEQUENCE_BUDGET_S:
+                break
+            shape = "single" if key.startswith("single") else key
+            sigs = [json.dumps(_sig(specs[i], fps), default=str) for i in idx]
+            memo = hashlib.sha1("\0".join([pkey, shape, *sigs]).encode()).hexdigest()
+            hit = _SEQ_SCREENS.get(memo)
+            if hit is None:
+                if key.startswith("single"):
+                    hit = (_agree_alone(p, specs[idx[0]], arch, vecs, want, texts),)
+                else:
+                    hit = tuple(_agree_batch(p, [specs[i] for i in idx], arch, vecs, want, texts, heads))
+                if len(_SEQ_SCREENS) > SEQ_SCREENS_MAX:
+                    _SEQ_SCREENS.clear()
+                _SEQ_SCREENS[memo] = hit
+            for i, n in zip(idx, hit, strict=True):
+                out[i] = n
+    return out
+
+
+def _sig(spec: dict[str, Any], fps: dict[str, str]) -> list[Any]:
+    """A spec with each instruction's pseudocode fingerprint beside its name (what its screen depends on)."""
+    return [[n, fps.get(n, "")] for n in _spec_names(spec)] + [spec]
+
+
+def _agree_alone(p: PtxSide, spec: dict[str, Any], arch: str, vecs: dict[str, np.ndarray], want: np.ndarray,
+                 texts: Texts) -> int:
+    try:
+        got = _screen(p, sequence_program(spec, p.width)[0], arch, vecs, texts)
+    except Exception:  # a pairing whose pseudocode does not run is not a candidate
+        return 0
+    return len(want) - len(_mismatch(p, want, got))
+
+
+def _flushed(p: PtxSide, vecs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The vectors as _screen gives them to a program (subnormal float inputs flushed under .ftz)."""
+    ew = p.elem[1] if p.elem else 0
+    return {n: _flush(v, p.inputs[n], ew) if p.ftz and p.kinds.get(n) == "f" else v for n, v in vecs.items()}
+
+
+def _agree_batch(p: PtxSide, specs: list[dict[str, Any]], arch: str, vecs: dict[str, np.ndarray], want: np.ndarray,
+                 texts: Texts, heads: dict[str, Any]) -> list[int]:
+    """_agree_alone for chains of one length that end in the same instruction: each distinct head (the steps before
+    the last) runs once (`heads` keeps them for the form), the last step once over all of them side by side; a batch
+    that does not run falls back to one spec at a time."""
+    lanes = len(want)
+    dom = NumpyDomain(lanes)
+    base = {k: (dom.from_ints(v, p.inputs[k]), p.inputs[k]) for k, v in _flushed(p, vecs).items()}
+    ran, variants = set(), []
+    for i, s in enumerate(specs):
+        *head, (_, args) = s["chain"]
+        key = json.dumps(head, default=str)
+        if key not in heads:
+            try:
+                env = dict(base)
+                for j, st in enumerate(head):
+                    env[f"t{j}"] = run_amd_step(dom, _chain_step(st, f"t{j}"), arch, env, texts)
+                heads[key] = env
+            except Exception as exc:  # a head whose pseudocode does not run: its specs are not candidates
+                heads[key] = exc
+        env = heads[key]
+        if isinstance(env, Exception):
+            continue
+        ran.add(i)
+        variants.append({slot: arg_value(Ops(dom, env), _slot_arg(v), 32) for slot, v in args.items()})
+    try:
+        results = iter(_run_side_by_side(specs[0]["chain"][-1][0], variants, lanes, arch, texts))
+    except Exception:  # one spec at a time: the ones that do not run score 0
+        return [_agree_alone(p, s, arch, vecs, want, texts) for s in specs]
+    out = []
+    for i in range(len(specs)):
+        if i not in ran:
+            out.append(0)
+            continue
+        data, w = next(results)
+        if w != p.width:
+            data = dom.resize(data, w, p.width, False)
+        got = np.asarray(data, dtype=object)
+        got = got.astype(np.uint64) if p.width <= 64 else got
+        if p.ftz and p.kinds.get("d") == "f":
+            got = _flush(got, p.dest_width, p.elem[1] if p.elem else 0)
+        out.append(lanes - len(_mismatch(p, want, got)))
+    return out
+
+
+def _chain_step(step: tuple[str, dict[str, Any]], out: str) -> Step:
+    name, args = step
+    return Step("amd", name, {k: _slot_arg(v) for k, v in args.items()}, out)
+
+
+def _run_side_by_side(name: str, variants: list[dict[str, Any]], lanes: int, arch: str, texts: Texts
+                      ) -> list[tuple[Any, int]]:
+    """One AMD instruction over several operand sets at once: the sets' lanes concatenated (one run per set of slot
+    widths), the result cut back into one value per set."""
+    out: list[tuple[Any, int] | None] = [None] * len(variants)
+    by_width: dict[tuple, list[int]] = {}
+    for i, v in enumerate(variants):
+        by_width.setdefault(tuple((k, w) for k, (_, w) in sorted(v.items())), []).append(i)
+    for shape, idx in by_width.items():
+        n = len(idx) * lanes
+        dom = NumpyDomain(n)
+        env = {f"_{k}": (np.concatenate([variants[i][k][0] for i in idx]), w) for k, w in shape}
+        data, w = run_amd_step(dom, Step("amd", name, {k: f"_{k}" for k, _ in shape}, "r"), arch, env, texts)
+        data = np.broadcast_to(data, (n,)) if np.ndim(data) == 0 else data
+        for j, i in enumerate(idx):
+            out[i] = (data[j * lanes:(j + 1) * lanes], w)
+    return [o for o in out if o is not None]
 
 
 def _try_sequence(p: PtxSide, spec: dict[str, Any], arch: str, amd: list[AmdInstr], texts: Texts,

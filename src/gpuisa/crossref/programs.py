@@ -87,7 +87,8 @@ class Program:
         return out
 
 
-def _arg(ops: Ops, a: Arg, width: int) -> Value:
+def arg_value(ops: Ops, a: Arg, width: int) -> Value:
+    """A step argument's value: an int is a constant of `width` bits, a name reads the environment."""
     if isinstance(a, int):
         return ops.const(a, width)
     if isinstance(a, str):
@@ -102,7 +103,7 @@ def run_amd_step(dom: Any, step: Step, arch: str, env: dict[str, Value], texts: 
                 machine=machine_for(arch))
     ops = Ops(dom, env)
     for name, a in step.args.items():
-        data, w = _arg(ops, a, 32)
+        data, w = arg_value(ops, a, 32)
         ip.env[name] = TV("b", w, data)
     ip.run(tree)
     out = step.result or next(n for n in ("D0", "D", "SCC") if n in ip.env)
@@ -119,7 +120,7 @@ def run_ptx_step(dom: Any, step: Step, env: dict[str, Value], texts: Texts, erra
         if dom.symbolic:
             raise GpuisaError(f"{step.op}: .approx is tested against its error bound, never proved")
         ops = Ops(dom, env)
-        vals = {n: _arg(ops, a, af.inputs[n])[0] for n, a in step.args.items()}
+        vals = {n: arg_value(ops, a, af.inputs[n])[0] for n, a in step.args.items()}
         return run_approx(af, vals), 64
     cf = cvt_form(step.op)
     lf = lane_form(step.op) if cf is None else None
@@ -130,7 +131,7 @@ def run_ptx_step(dom: Any, step: Step, env: dict[str, Value], texts: Texts, erra
         ops = Ops(dom, env)
         vals = {}
         for name, a in step.args.items():
-            data, aw = _arg(ops, a, model.inputs[name])
+            data, aw = arg_value(ops, a, model.inputs[name])
             vals[name] = dom.resize(data, aw, model.inputs[name], False) if aw != model.inputs[name] else data
         return (run_cvt(cf, vals) if cf is not None else run_lanes(lf, vals)), model.width
     sem = ptx_semantics(step.op, texts, errata=errata)
@@ -138,7 +139,7 @@ def run_ptx_step(dom: Any, step: Step, env: dict[str, Value], texts: Texts, erra
     inputs = {}
     for name, a in step.args.items():
         w = sem.types[name][1]
-        data, aw = _arg(ops, a, w)
+        data, aw = arg_value(ops, a, w)
         inputs[name] = dom.resize(data, aw, w, False) if aw != w else data
     ip = run_ptx(sem, inputs, dom)
     dest = step.result or sem.operands[0]
