@@ -277,3 +277,34 @@ def test_default_cache_lives_under_cache_dir(tmp_path, monkeypatch):
     assert (tmp_path / "c" / "llvm-mc.sqlite").is_file()
     v.default_cache().close()
     assert os.path.getsize(tmp_path / "c" / "llvm-mc.sqlite") > 0
+
+
+# ---------------------------------------------------------------------------------------------
+# the build's verify stage (llvm-mc runs in a thread beside ptxas)
+
+
+def test_build_notes_a_missing_llvm_mc_with_its_install_hint(monkeypatch, tmp_path):
+    from gpuisa import build
+    from gpuisa.model_llvm import McCorpus
+
+    monkeypatch.setenv("GPUISA_LLVM_MC", "/nonexistent/llvm-mc")
+    b = build.Build(tmp_path, tmp_path / "c.sqlite", tools=("llvm-mc",), corpus=McCorpus())
+    build.verify(b)
+    assert b.verification["llvm-mc"]["state"] == "missing"
+    assert "apt-get install llvm-22" in b.verification["llvm-mc"]["install"]
+    assert b.verification["ptxas"]["state"] == "not run"
+    assert any(n.startswith("verification with llvm-mc skipped") for n in b.notes)
+
+
+def test_build_raises_what_the_llvm_mc_thread_raised(monkeypatch, tmp_path, fake_tool):
+    from gpuisa import build
+    from gpuisa.model_llvm import McCorpus
+
+    def broken(*args, **kwargs):
+        raise v.LlvmMcMissing(f"cannot run {fake_tool.path}")
+
+    monkeypatch.setattr(build, "find_llvm_mc", lambda: fake_tool)
+    monkeypatch.setattr(build, "verify_support", broken)
+    b = build.Build(tmp_path, tmp_path / "c.sqlite", tools=("llvm-mc",), corpus=McCorpus())
+    with pytest.raises(v.LlvmMcMissing, match="cannot run"):
+        build.verify(b)

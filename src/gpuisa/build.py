@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -172,10 +173,13 @@ def verify(b: Build) -> None:
     for tool in ("llvm-mc", "ptxas"):
         if tool not in b.tools:
             b.verification[tool] = {"state": "not run", "note": f"this build verified with {', '.join(b.tools)} only"}
+    # llvm-mc in a second thread beside ptxas: both are mostly tool processes, and the PTX operand search
+    # leaves a core idle while it works in Python
+    side = _LlvmThread(b) if b.corpus is not None and "llvm-mc" in b.tools else None
     if b.ptx is not None and "ptxas" in b.tools:
         b.ptx_verification = _verify_ptx(b)
-    if b.corpus is not None and "llvm-mc" in b.tools:
-        b.llvm_verdicts, b.llvm_tool = _verify_llvm(b, b.corpus)
+    if side is not None:
+        b.llvm_verdicts, b.llvm_tool = side.result()
 
 
 def resolve(b: Build) -> None:
@@ -295,15 +299,46 @@ def _verify_ptx(b: Build) -> PtxVerification:
     return verification
 
 
-def _verify_llvm(b: Build, corpus: McCorpus) -> tuple[list[TargetVerdict], str]:
-    """Support verdicts from llvm-mc for (instruction, target) pairs the tests leave open."""
+class _LlvmThread:
+    """`_verify_llvm` in a daemon thread (a Ctrl-C in the main thread does not wait for it). Its notes and
+    verification entry are added when its result is taken, after ptxas's: the report reads the same
+    whichever finished first."""
+
+    def __init__(self, b: Build) -> None:
+        self.b = b
+        self.notes: list[str] = []
+        self.entry: dict = {}
+        self.out: tuple[list[TargetVerdict], str] = ([], "")
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="gpuisa-llvm-mc-verify", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            assert self.b.corpus is not None
+            self.out = _verify_llvm(self.b, self.b.corpus, self.notes, self.entry)
+        except BaseException as exc:      # handed to the main thread by result()
+            self.error = exc
+
+    def result(self) -> tuple[list[TargetVerdict], str]:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        self.b.notes.extend(self.notes)
+        self.b.verification["llvm-mc"] = self.entry
+        return self.out
+
+
+def _verify_llvm(b: Build, corpus: McCorpus, notes: list[str], entry: dict) -> tuple[list[TargetVerdict], str]:
+    """Support verdicts from llvm-mc for (instruction, target) pairs the tests leave open (what to note and
+    the verification entry go to `notes` and `entry`)."""
     try:
         tool = find_llvm_mc()
     except LlvmMcMissing as exc:
-        b.notes.append(f"verification with llvm-mc skipped: {exc}")
-        b.verification["llvm-mc"] = {"state": "missing", "note": str(exc), "install": INSTALL_HINT}
+        notes.append(f"verification with llvm-mc skipped: {exc}")
+        entry.update({"state": "missing", "note": str(exc), "install": INSTALL_HINT})
         return [], ""
-    b.verification["llvm-mc"] = {"state": "verified", "tool": tool.label}
+    entry.update({"state": "verified", "tool": tool.label})
     negatives: dict[str, list] = {}
     for neg in corpus.negatives:
         for name in mnemonics(neg.input):
