@@ -43,6 +43,7 @@ from gpuisa.sources.read import ManualTexts, read_amd_manuals, read_llvm_syntax_
 from gpuisa.verify.llvm_mc import INSTALL_HINT, LlvmMcMissing, find_llvm_mc, verify_support
 from gpuisa.verify.ptx_tools import WHEELS_HINT, find_tools
 from gpuisa.verify.ptxas import verify_manual
+from gpuisa.workers import process_pool
 
 Progress = Callable[[str, int, int], None]   # (stage, done, total)
 
@@ -135,30 +136,35 @@ def check_manuals(b: Build) -> None:
     sanity.check(counts, {}, accept_drop=False)
 
 
-def read_llvm(b: Build) -> None:
-    """LLVM's AMDGPU MC tests: examples, per-target support, and bytes to check the manuals against."""
-    if not layout.has_llvm_tests(b.sources):
+def read_tests_and_docs(b: Build) -> None:
+    """LLVM's AMDGPU MC tests (examples, per-target support, bytes to check the manuals against), its syntax
+    pages (every instruction's operands, per syntax family) and the PTX ISA manual (with the older edition,
+    to mark what is new). Each docs reader is one process: with jobs > 1 they run in two other processes
+    while the tests are read, so on a cold cache their parsers share the cores instead of taking turns."""
+    tests = layout.has_llvm_tests(b.sources)
+    if not tests:
         b.notes.append(f"LLVM MC tests not found under {layout.llvm_mc_tests(b.sources)}: "
                        "no examples or target support")
-        return
-    b.corpus = read_llvm_tests(b.sources, b.jobs, b.progress)
-
-
-def read_syntax(b: Build) -> None:
-    """LLVM's AMDGPU syntax pages: every instruction's operands, per syntax family."""
-    if not (layout.llvm_docs(b.sources) / "AMDGPU").is_dir():
+    docs: dict[str, Callable[[Path], object]] = {}
+    if (layout.llvm_docs(b.sources) / "AMDGPU").is_dir():
+        docs["syntax"] = read_llvm_syntax_docs
+    else:
         b.notes.append(f"LLVM syntax pages not found under {layout.llvm_docs(b.sources)}/AMDGPU: "
                        "operands from the pseudocode only")
-        return
-    b.syntax = read_llvm_syntax_docs(b.sources, b.jobs, b.progress)
-
-
-def read_ptx(b: Build) -> None:
-    """The PTX ISA manual (with the older edition, to mark what is new)."""
-    if not layout.has_ptx_manual(b.sources):
+    if layout.has_ptx_manual(b.sources):
+        docs["ptx"] = read_ptx_manual
+    else:
         b.notes.append(f"PTX ISA manual not found under {layout.ptx_manual(b.sources)}: no PTX instructions")
-        return
-    b.ptx = read_ptx_manual(b.sources, b.jobs, b.progress)
+    if b.jobs > 1 and docs:
+        with process_pool(len(docs)) as pool:
+            pending = {what: pool.submit(read, b.sources) for what, read in docs.items()}
+            b.corpus = read_llvm_tests(b.sources, b.jobs, b.progress) if tests else None
+            got = {what: future.result() for what, future in pending.items()}
+    else:
+        b.corpus = read_llvm_tests(b.sources, b.jobs, b.progress) if tests else None
+        got = {what: read(b.sources) for what, read in docs.items()}
+    b.syntax = got.get("syntax")          # type: ignore[assignment]
+    b.ptx = got.get("ptx")                # type: ignore[assignment]
 
 
 def verify(b: Build) -> None:
@@ -247,9 +253,7 @@ STAGES: tuple[Callable[[Build], None], ...] = (
     clear_leftovers,
     read_manuals,
     check_manuals,
-    read_llvm,
-    read_syntax,
-    read_ptx,
+    read_tests_and_docs,
     verify,
     resolve,
     check_coverage,
