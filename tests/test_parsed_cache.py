@@ -49,6 +49,23 @@ def test_same_file_and_code_is_a_hit_and_any_change_is_a_miss(cache: Path, tmp_p
     assert len(calls) == 5
 
 
+def test_a_value_keep_refuses_is_returned_but_not_stored(cache: Path, tmp_path: Path):
+    # the llvm-mc verdicts are kept this way, except a run where the tool hung or crashed
+    src = tmp_path / "README.md"
+    src.write_text("one")
+    parse, calls = counting(["tool failed"])
+
+    def ok(found: list[str]) -> bool:
+        return "tool failed" not in found
+
+    assert parsed_cache.parsed("t", (), [src], parse, keep=ok) == ["tool failed"]
+    assert parsed_cache.parsed("t", (), [src], parse, keep=ok) == ["tool failed"] and len(calls) == 2
+    assert not list(cache.glob("t-*.pickle"))
+    parse, calls = counting(["supported"])
+    parsed_cache.parsed("t", (), [src], parse, keep=ok)
+    assert parsed_cache.parsed("t", (), [src], parse, keep=ok) == ["supported"] and len(calls) == 1
+
+
 def test_a_damaged_entry_is_parsed_again_and_rewritten(cache: Path, tmp_path: Path):
     src = tmp_path / "README.md"
     src.write_text("one")

@@ -37,8 +37,8 @@ from gpuisa.model_llvm import McCorpus, TargetVerdict
 from gpuisa.model_ptx import PtxManual, PtxVerification
 from gpuisa.model_syntax import SyntaxDocs
 from gpuisa.paths import cache_dir
-from gpuisa.sources import layout
-from gpuisa.sources.llvm_mc import examples_by_mnemonic, mnemonics
+from gpuisa.sources import layout, parsed_cache
+from gpuisa.sources.llvm_mc import examples_by_mnemonic, mnemonics, test_files
 from gpuisa.sources.read import ManualTexts, read_amd_manuals, read_llvm_syntax_docs, read_llvm_tests, read_ptx_manual
 from gpuisa.verify.llvm_mc import INSTALL_HINT, LlvmMcMissing, find_llvm_mc, verify_support
 from gpuisa.verify.ptx_tools import WHEELS_HINT, find_tools
@@ -348,7 +348,12 @@ def _verify_llvm(b: Build, corpus: McCorpus, notes: list[str], entry: dict) -> t
         for name in mnemonics(neg.input):
             negatives.setdefault(name, []).append(neg)
     b.step("llvm-mc verification", 0)
-    verdicts = verify_support(examples_by_mnemonic(corpus.examples), ALL_TARGETS, negatives=negatives, tool=tool,
-                              per_name=2, workers=b.jobs)
+    # the verdicts follow from the tests, the tool and this code: kept whole, a warm build asks nothing (even the
+    # per-line cache costs ~9 CPU s of choosing examples and looking them up); a tool failure is never kept
+    verdicts = parsed_cache.parsed(
+        "llvm-mc-verdicts", (tool.version, *ALL_TARGETS, "per_name=2"), [*test_files(b.sources), Path(tool.path)],
+        lambda: verify_support(examples_by_mnemonic(corpus.examples), ALL_TARGETS, negatives=negatives, tool=tool,
+                               per_name=2, workers=b.jobs),
+        keep=lambda found: not any(v.verdict == "tool failed" for v in found))
     b.step("llvm-mc verification", 1)
     return verdicts, tool.label

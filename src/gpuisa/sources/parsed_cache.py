@@ -53,8 +53,10 @@ def enabled() -> bool:
     return os.environ.get("GPUISA_PARSE_CACHE", "1") != "0"
 
 
-def parsed(kind: str, args: tuple[str, ...], files: Iterable[Path], parse: Callable[[], T]) -> T:
-    """`parse()`, or what it returned last time for the same reader, arguments, files and code."""
+def parsed(kind: str, args: tuple[str, ...], files: Iterable[Path], parse: Callable[[], T],
+           keep: Callable[[T], bool] | None = None) -> T:
+    """`parse()`, or what it returned last time for the same reader, arguments, files and code (`keep`: whether
+    a fresh value may be stored; a result that holds a tool's hang or crash is not, it may not happen again)."""
     if not enabled():
         return parse()
     h = hashlib.sha256("\0".join((kind, code_digest(), *args)).encode())
@@ -68,6 +70,8 @@ def parsed(kind: str, args: tuple[str, ...], files: Iterable[Path], parse: Calla
             os.utime(entry)                # pruning keeps what is used
         return found
     value = parse()
+    if keep is not None and not keep(value):
+        return value
     with contextlib.suppress(OSError):     # a read-only or full cache folder costs the speed-up, not the build
         _store(entry, value)
         _prune(folder, kind)
