@@ -52,6 +52,11 @@ CASES = [
     ("Disassembler/AMDGPU/gfx1030_new.txt", 78, "gfx1030", "both"),        # BVH: gfx10 NSA, one VGPR a dword
     ("Disassembler/AMDGPU/gfx1030_new.txt", 84, "gfx1030", "both"),        # BVH a16: 9 dwords, only a16 shown
     ("Disassembler/AMDGPU/gfx12_dasm_vimage.txt", 557, "gfx1200", "both"),  # BVH: gfx12 one operand an argument
+    ("AMDGPU/gfx950_asm_vop3.s", 113, "gfx950", "both"),                 # bitop3: truth table in OMOD, ABS, NEG
+    ("AMDGPU/gfx950_asm_vop3.s", 101, "gfx950", "both"),                 # bitop3 below 10: printed in decimal
+    ("AMDGPU/gfx942_asm_features.s", 583, "gfx942", "both"),             # SDWA row without dst_sel: DWORD, pad
+    ("AMDGPU/gfx942_asm_features.s", 290, "gfx942", "both"),             # a row of modifiers only: sc0 sc1
+    ("AMDGPU/gfx1150_asm_features.s", 11, "gfx1150", "both"),            # VOP3 DPP src1 an SGPR (gfx115x)
 ]
 
 
@@ -78,6 +83,28 @@ def test_llvm_check_line(codec_env, rel, line, target, directions):
     if directions in ("both", "true16"):
         [e] = encode(asm, target)
         assert e.data == data
+
+
+def test_off_spellings_of_cache_bits_encode_the_default(codec_env):
+    """`nosc0` / `nont` write the bit as off: gfx942_asm_features.s:12 and :28 assemble to the plain load's bytes."""
+    from gpuisa import encode
+
+    for line in (12, 28):
+        written = (MC / "AMDGPU/gfx942_asm_features.s").read_text().splitlines()[line - 1]
+        asm, data = llvm_check("AMDGPU/gfx942_asm_features.s", line - 1)
+        assert written.startswith(asm) and written != asm   # the premise: LLVM prints the load without the word
+        [e] = encode(written, "gfx942")
+        assert e.data == data
+
+
+def test_bitop3_fields_follow_the_cdna4_manual():
+    """BITOP3_FIELDS is the manual's TTBL = {OMOD[1:0], ABS[2:0], NEG[2:0]} (V_BITOP3_B16 pseudocode)."""
+    from gpuisa.codec.syntax import BITOP3_FIELDS
+    from gpuisa.paths import default_sources
+
+    text = (default_sources() / "amd-isa-manuals/cdna4/README.md").read_text(encoding="utf-8").splitlines()
+    assert text[14418 - 1] == "TTBL = { INST.OMOD[1 : 0], INST.ABS[2 : 0], INST.NEG[2 : 0] };"
+    assert BITOP3_FIELDS == (("NEG", 0), ("ABS", 3), ("OMOD", 6))
 
 
 def test_depctr_bits_follow_the_rdna2_manual():

@@ -16,6 +16,7 @@ from gpuisa.codec import operands as ops
 from gpuisa.codec.syntax import (
     ALWAYS_PRINTED,
     ATTR_CHANNELS,
+    BITOP3_FIELDS,
     DPP8,
     DPP8FI,
     DPP16,
@@ -287,6 +288,7 @@ class _Decoder:
         src_index = 0
         dpp16 = variant in ("_dpp", "_e64_dpp")
         halves = sixteen_bit_operands(self.t, form, variant)
+        bitop3 = any(o.name == "bitop3" for o in row.operands)   # NEG / ABS / OMOD are its truth table
         vop3 = form.encoding in VOP3_ENCODINGS or form.encoding == "VINTERP" or variant.startswith("_e64")
         if halves and self.true16 and vop3 and "OPSEL" in f and not any(o.name == "op_sel" for o in row.operands):
             # real-true16 prints OPSEL of a VOP3 form whose row lists no op_sel (gfx11_asm_vop3_from_vop2.s:
@@ -318,7 +320,7 @@ class _Decoder:
             if lay.name == MAI_LAYOUT and text and text[0] == "v" and "a" in op.accepts and \
                     mai_acc(lay, field_for(op, lay), word):
                 text = "a" + text[1:]
-            if op.role == "src" and op.name not in ("vcc",) and op.modifiers:
+            if op.role == "src" and op.name not in ("vcc",) and op.modifiers and not bitop3:
                 text = self._neg_abs(text, lay, word, src_index, variant, ext)
             if op.role == "src":
                 src_index += 1
@@ -437,6 +439,8 @@ class _Decoder:
                     raise _Undecodable(f"{field} set on an instruction that has no such operand")
             return
         names = {o.name for o in row.operands if o.role == "modifier"}
+        if "bitop3" in names:   # NEG, ABS and OMOD hold the truth table (BITOP3_FIELDS)
+            return
         srcs = [o for o in row.operands if o.role == "src" and o.name not in ("vcc", "exec")]
         allowed = sum(1 << i for i, o in enumerate(srcs) if o.modifiers)
         for field, ok in (("ABS", allowed), ("NEG", allowed), ("CLAMP", 1 if "clamp" in names else 0),
@@ -697,6 +701,9 @@ class _Decoder:
             return "clamp" if bit("CLAMP") else None
         if name == "omod":
             return OMOD.get(bit("OMOD"))
+        if name == "bitop3":   # the truth table over OMOD, ABS and NEG (BITOP3_FIELDS); llvm-mc prints 0..9 decimal
+            v = sum(bit(field) << shift for field, shift in BITOP3_FIELDS)
+            return (f"bitop3:{v}" if v < 10 else f"bitop3:0x{v:x}") if v else None
         if name in ALWAYS_PRINTED and ALWAYS_PRINTED[name] in f:
             if name == "wait_vdst" and any(o.name == "wait_va_vdst" for o in row.operands):
                 return None

@@ -27,6 +27,7 @@ from gpuisa.codec.operands import OperandError
 from gpuisa.codec.syntax import (
     ALWAYS_PRINTED,
     ATTR_CHANNELS,
+    BITOP3_FIELDS,
     DPP8,
     DPP8FI,
     DPP16,
@@ -332,8 +333,8 @@ class _Encoder:
         if form.encoding in EXPORT_ENCODINGS:
             return self._export(lay, st, operands, mods)
         row_ops = [o for o in row.operands if o.role != "modifier"]
-        if not row_ops and operands and not mods:   # `buffer_inv sc0`: an instruction of modifiers only
-            operands, mods = [], operands
+        if not row_ops and operands:   # `buffer_inv sc0`, `buffer_wbl2 sc0 sc1`: an instruction of modifiers only
+            operands, mods = [], [w for t in operands for w in _words(t.text, t.col)] + mods
         if [o.name for o in row_ops] in (["waitcnt"], ["waitcnt_depctr"]) and (mods or len(operands) > 1):
             # vmcnt(0) lgkmcnt(0), depctr_va_vdst(1), depctr_sa_sdst(0): one operand spelled in terms
             # separated by spaces, `&` or commas (gfx10_waitcnt_depctr.rst)
@@ -361,7 +362,10 @@ class _Encoder:
             # dst_unused defaults to UNUSED_PRESERVE (AMDGPUModifierSyntax.rst:1586); VOPC has no dst_sel:
             # its bits hold SDST (gfx9_asm_vopc.s:77)
             has_dst = any(o.name == "dst_sel" for o in row.operands)
-            st.ext = (((6 << 8) | (2 << 11)) if has_dst else 0) | (6 << 16) | ((6 << 24) if has_src1 else 0)
+            # a row listing no dst_sel outside VOPC (GFX940's v_cvt_f32_bf8_sdwa) still writes a DWORD, unused
+            # bits padded: gfx942_asm_features.s:582 encodes dst_sel 6, dst_unused 0 (byte 5 is 0x06)
+            dst = ((6 << 8) | (2 << 11)) if has_dst else 0 if form.encoding == "VOPC" else 6 << 8
+            st.ext = dst | (6 << 16) | ((6 << 24) if has_src1 else 0)
         elif extra_kind == "dpp16":
             st.ext = (0xF << 28) | (0xF << 24)          # row_mask:0xf bank_mask:0xf (LLVM's defaults)
         self._defaults(lay, form, st)
@@ -959,6 +963,13 @@ class _Encoder:
                     st.word |= put_bits(f["OPSEL_HI2"], (hi >> 2) & 1)
             else:
                 set_field("NEG" if name == "neg_lo" else "NEG_HI", bits)
+        elif name == "bitop3" and value:   # the truth table over OMOD, ABS and NEG (BITOP3_FIELDS)
+            need("bitop3")
+            v = num(value)
+            if not 0 <= v <= 0xFF:
+                raise _Attempt(m.col, f"{m.text}: the truth table is 8 bits (0..255)")
+            for field, shift in BITOP3_FIELDS:
+                set_field(field, (v >> shift) & ((1 << _width(lay, field)) - 1))
         elif name in ALWAYS_PRINTED and value and ALWAYS_PRINTED[name] in f:
             set_field(ALWAYS_PRINTED[name], num(value))
         elif name == "clamp" and not value and "CLMP" in f:
@@ -1012,6 +1023,8 @@ class _Encoder:
             set_field("UNRM", 1)
         elif not value and name.upper() in f and name in allowed:
             set_field(name.upper(), 1)
+        elif not value and name.startswith("no") and name[2:] in allowed and name[2:].upper() in f:
+            pass   # nosc0, nont, noglc: the bit written as off, its default (gfx942_asm_features.s:11, :27)
         else:
             raise _Attempt(m.col, f"modifier {m.text!r} is not allowed on {form.base} here")
 

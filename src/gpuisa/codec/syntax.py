@@ -156,6 +156,10 @@ def export_code(name: str, gen: int) -> int | None:
 # too, as another spelling of wait_va_vdst (AMDGPUAsmGFX12.rst ds_direct_load); llvm-mc prints the latter.
 ALWAYS_PRINTED = {"wait_exp": "WAITEXP", "wait_vdst": "WAIT_VA", "wait_va_vdst": "WAIT_VA",
                   "wait_vm_vsrc": "WAIT_VMVSRC"}
+# v_bitop3_b16 / v_bitop3_b32: the 8-bit truth table `bitop3:N` overloads the VOP3 modifier fields,
+# TTBL = {OMOD[1:0], ABS[2:0], NEG[2:0]} (cdna4 manual, V_BITOP3_B16 pseudocode and notes: README.md:14418, 14433):
+# (field, bit of the table its lowest bit holds)
+BITOP3_FIELDS = (("NEG", 0), ("ABS", 3), ("OMOD", 6))
 ATTR_CHANNELS = "xyzw"     # attrN.x .. attrN.w: the ATTR_CHAN field (AMDGPUOperandSyntax.rst "attr")
 
 # Hardware register names of hwreg(..) (s_getreg_b32 / s_setreg_b32: id in bits 5:0, offset 10:6,
