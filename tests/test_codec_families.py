@@ -97,6 +97,22 @@ def test_off_spellings_of_cache_bits_encode_the_default(codec_env):
         assert e.data == data
 
 
+@pytest.mark.parametrize("line", [360, 716])
+def test_old_matrix_spellings_on_gfx942_assemble_as_the_renamed_instruction(codec_env, line):
+    """AMDGPUAsmGFX940.rst lists v_mfma_f32_16x16x4bf16 (:1615) beside v_mfma_f32_16x16x4_4b_bf16 (:1612); LLVM
+    assembles the old spelling (the input line above the check) as the renamed instruction's bytes."""
+    from gpuisa import encode
+    from gpuisa.paths import default_sources
+
+    page = (default_sources() / "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX940.rst").read_text().splitlines()
+    assert page[1615 - 1].split()[0] == "v_mfma_f32_16x16x4bf16" and page[1612 - 1].split()[0] == "v_mfma_f32_16x16x4_4b_bf16"
+    written = (MC / "AMDGPU/mai-gfx942.s").read_text().splitlines()[line - 2]
+    asm, data = llvm_check("AMDGPU/mai-gfx942.s", line)
+    assert written.split()[0] != asm.split()[0]   # the premise: LLVM prints another name than the input's
+    [e] = encode(written, "gfx942")
+    assert e.data == data
+
+
 def test_bitop3_fields_follow_the_cdna4_manual():
     """BITOP3_FIELDS is the manual's TTBL = {OMOD[1:0], ABS[2:0], NEG[2:0]} (V_BITOP3_B16 pseudocode)."""
     from gpuisa.codec.syntax import BITOP3_FIELDS

@@ -706,6 +706,8 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
     by_mask = sorted(groups.items(), key=lambda kv: -bin(kv[0]).count("1"))
     for alias, forms in aliases.items():
         by_mnemonic.setdefault(alias, forms)
+    for alias, forms in _matrix_spellings(rows, own, by_mnemonic).items():
+        by_mnemonic.setdefault(alias, forms)
     pair_layouts = tuple(sorted((lay.name for lay in layouts.values() if lay.pairs.get("X") and lay.pairs.get("Y")),
                                 key=lambda n: is_vopd3(layouts[n])))
     by_pair = {name: {half: {form.base: form for form in layouts[name].pairs[half].values()} for half in ("X", "Y")}
@@ -716,6 +718,40 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
                 form.halves = {v: h for v in form.rows if (h := _halves_of(half_rows, gen, form, v))}
     _share_rows(layouts)
     return TargetTables(target, arch, gen, layouts, by_mask, by_mnemonic, families, w64, by_pair, pair_layouts)
+
+
+# LLVM's gfx940 / gfx950 pages list the pre-gfx940 spellings of the renamed matrix instructions as rows of their
+# own (AMDGPUAsmGFX940.rst:1615-1616 v_mfma_f32_16x16x4bf16, v_mfma_f32_16x16x4bf16_1k beside :1612
+# v_mfma_f32_16x16x4_4b_bf16), and LLVM assembles them as the renamed instruction (mai-gfx942.s:360
+# `v_mfma_f32_16x16x4bf16 ... blgp:5` -> v_mfma_f32_16x16x4_4b_bf16). The old spelling is the new one without its
+# block count, the underscores after the shape and the `_1k`: a spelling stands for the one instruction of the
+# target whose name reads so, with the same operand widths.
+_BLOCKS = re.compile(r"_\d+b_")
+_AFTER_SHAPE = re.compile(r"^(v_s?mfmac?_[a-z0-9]+_\d+x\d+x\d+)_?(.*)$")
+
+
+def _matrix_stem(mnemonic: str) -> str:
+    m = _AFTER_SHAPE.match(_BLOCKS.sub("_", mnemonic.removesuffix("_1k")))
+    return m.group(1) + m.group(2).replace("_", "") if m else mnemonic
+
+
+def _matrix_spellings(rows: dict[str, Row], own: frozenset[str], by_mnemonic: dict[str, list[tuple[Form, str]]],
+                      ) -> dict[str, list[tuple[Form, str]]]:
+    """Old matrix spellings a target's own page lists beside the renamed instruction -> that instruction's forms."""
+    by_stem: dict[str, list[tuple[Form, str]]] = {}
+    for mnemonic, forms in by_mnemonic.items():
+        if mnemonic.startswith(("v_mfma_", "v_smfmac_")):
+            by_stem.setdefault(_matrix_stem(mnemonic), []).extend(forms)
+    out: dict[str, list[tuple[Form, str]]] = {}
+    for mnemonic in own:
+        if not mnemonic.startswith(("v_mfma_", "v_smfmac_")) or mnemonic in by_mnemonic:
+            continue
+        widths = [o.dwords for o in rows[mnemonic].operands if o.role != "modifier"]
+        forms = [(f, v) for f, v in by_stem.get(_matrix_stem(mnemonic), [])
+                 if [o.dwords for o in f.rows[v].operands if o.role != "modifier"] == widths]
+        if len({id(f) for f, _ in forms}) == 1:
+            out[mnemonic] = forms
+    return out
 
 
 def _share_rows(layouts: dict[str, Layout]) -> None:
