@@ -475,8 +475,8 @@ def test_cli_one_file_json_and_bad_input(sources, monkeypatch):
 # report: GFX12 (cdna5): gfx1250 instructions no page lists and no SAME_SHAPE_GFX1250 entry covers (v_pk_add_f64,
 # new WMMA shapes, tensor_*, global_load_tr*, cluster_*); GFX950: v_mfma_ld_scale_b32 (on no page), global_load_lds
 # sizes, v_permlane*_swap bound_ctrl, fp6 conversion sizes.
-AT_99 = ("GFX7", "GFX8", "GFX900", "GFX904", "GFX906", "GFX908", "GFX90a", "GFX940", "GFX10", "GFX1011", "GFX1013",
-         "GFX1030", "GFX11", "GFX11 (rdna3.5)", "GFX12 (rdna4)")
+AT_99 = ("GFX7", "GFX8", "GFX900", "GFX904", "GFX906", "GFX908", "GFX90a", "GFX940", "GFX950", "GFX10", "GFX1011",
+         "GFX1013", "GFX1030", "GFX11", "GFX11 (rdna3.5)", "GFX12 (rdna4)")
 
 
 @pytest.mark.slow
