@@ -119,6 +119,14 @@ def accepted_renames(manuals: list[ManualData], candidates: dict[str, tuple[str,
         if old in renames or old not in archs_of or new not in archs_of or archs_of[old] & archs_of[new]:
             continue
         renames[old] = (new, why)
+    # a candidate that folds into a name another instruction of the same arch already folds into names two
+    # live instructions: cdna2 has V_MFMA_F32_32X32X4BF16 (opcode 108) and V_MFMA_F32_32X32X4BF16_1K (99),
+    # and LLVM's gfx942 alias of the old spelling names the _1K instruction's new name (mai-gfx942.s:339)
+    for old in [o for o, (_, why) in renames.items() if not why.startswith("curated: ")]:
+        key = _follow(old, renames)
+        if any(other != old and _follow(other, renames) == key and archs_of[old] & archs_of.get(other, set())
+               for other in archs_of):
+            del renames[old]
     return renames
 
 

@@ -87,7 +87,7 @@ def _examples(manuals: dict[str, ManualData], corpus: McCorpus | None,
         return out
     to_manual: dict[str, dict[str, str]] = {}
     for arch, data in manuals.items():
-        names = {e.name for e in data.opcodes}
+        names = {e.name for e in data.opcodes} | {e.name for _, e in _llvm_only_rows(manuals, arch)}
         table = {n: n for n in names}
         for old, (new, _) in [*RENAMES.items(), *aliases.items()]:
             if old in names:
@@ -322,6 +322,45 @@ def _opcode_fix(fix: OpcodeFix, resolved: dict[str, ManualData], examples: dict[
             _no_promoted_form(fix, data, examples[arch], out)
         elif fix.kind == "promotes-to":
             _promotes_to(fix, data, examples[arch], out)
+        elif fix.kind == "llvm-only":
+            _llvm_only(fix, data, resolved, examples[arch], out)
+
+
+def _llvm_only_rows(manuals: dict[str, ManualData], arch: str) -> list[tuple[OpcodeFix, OpcodeEntry]]:
+    """(entry, sibling's opcode row) for each instruction an "llvm-only" entry may add to `arch`: named by its
+    pattern in the sibling's opcode tables, absent from the arch's own."""
+    data = manuals.get(arch)
+    if data is None:
+        return []
+    own = {e.name for e in data.opcodes}
+    out = []
+    for fix in OPCODE_FIXES:
+        sibling = manuals.get(fix.source)
+        if fix.kind != "llvm-only" or arch not in fix.archs or sibling is None:
+            continue
+        out += [(fix, e) for e in sibling.opcodes if re.match(fix.pattern, e.name) and e.name not in own]
+    return out
+
+
+def _llvm_only(fix: OpcodeFix, data: ManualData, resolved: dict[str, ManualData], examples: list[_Ex],
+               out: Resolution) -> None:
+    """Add the sibling's rows of instructions the manual lacks where LLVM encodes them on this arch with the
+    sibling's opcode in this arch's layout (at least one encoding agrees, none disagrees)."""
+    by_name = _by_name(examples)
+    added: set[str] = set()
+    for f, e in _llvm_only_rows(resolved, data.arch):
+        if f is not fix or e.name in added:
+            continue
+        enc, op_field = layout_encoding(data.encodings, e.encoding)
+        exs = by_name.get(e.name, [])
+        agree = [ex for ex in exs if enc is not None and _matches(enc, op_field, ex.data, e.opcode)]
+        if not agree or len(agree) < len(exs):
+            continue
+        added.add(e.name)
+        data.opcodes.append(OpcodeEntry(data.arch, e.encoding, e.opcode, e.name, agree[0].prov))
+        out.corrections.append(Correction(fix.id, data.arch, e.encoding, e.name, "no such row", f"opcode {e.opcode}",
+                                          len(agree), 0, f"LLVM's encodings, with the {fix.source} manual's opcode",
+                                          (agree[0].prov, e.provenance)))
 
 
 def _seen_sources(fix: OpcodeFix, arch: str) -> tuple[Provenance, ...]:

@@ -244,7 +244,10 @@ class OpcodeFix:
     kind "promotion-offset": rows of `source` promoted to `target` get opcode = source opcode +
     `offset`, over what the target's opcode table prints; "no-promoted-form": the promotion rule
     does not apply to `names` (they have no VOP3 form); "promotes-to": `names` promoted from
-    `source` use the `target` encoding."""
+    `source` use the `target` encoding; "llvm-only": instructions the arch's manual does not list and
+    LLVM encodes on the arch's targets, named by `pattern` in the opcode tables of the sibling arch
+    `source`, added with the sibling's encoding and opcode where LLVM's encodings on the arch agree
+    with them (and none disagrees)."""
 
     id: str
     archs: tuple[str, ...]
@@ -255,6 +258,7 @@ class OpcodeFix:
     target: str = ""
     offset: int = 0
     names: tuple[str, ...] = ()
+    pattern: str = ""
 
 
 LAYOUT_FIXES: tuple[LayoutFix, ...] = (
@@ -373,6 +377,14 @@ OPCODE_FIXES: tuple[OpcodeFix, ...] = (
         (Seen("vega", 3314, "VOP3B list in the next paragraph"), Seen("rdna2", 3854, "VOP3B list split over paragraphs"),
          Seen("rdna1", 3814, "V_ADDC_CO_U32 for V_ADD_CO_CI_U32")),
         source="VOP3A", target="VOP3B", names=_CARRY_OUT),
+    OpcodeFix(
+        "llvm-only-smem-ds", ("rdna1", "rdna2"), "llvm-only",
+        "the RDNA1 and RDNA2 manuals list no scalar stores or atomics (S_STORE_*, S_BUFFER_STORE_*, S_ATOMIC_*, "
+        "S_BUFFER_ATOMIC_*, S_DCACHE_DISCARD*) and no DS *_SRC2_* instructions; LLVM encodes them on gfx10 targets with the Vega "
+        "manual's opcodes in the arch's own SMEM / DS layouts (gfx10_smem.txt:25 s_atomic_add s5, s[2:3], 0x64: "
+        "opcode 130, vega/README.md:2787; gfx10_ds.txt:280 ds_add_src2_f32: opcode 149)",
+        (Seen("vega", 2787, "S_ATOMIC_ADD 130"),),
+        source="vega", pattern=r"^(S_(BUFFER_)?(STORE|ATOMIC)_\w+|S_DCACHE_DISCARD(_X2)?|DS_\w+_SRC2_\w+)$"),
 )
 
 CORRECTIONS: dict[str, LayoutFix | OpcodeFix] = {q.id: q for q in (*LAYOUT_FIXES, *OPCODE_FIXES)}
