@@ -85,6 +85,29 @@ def test_cdna4_v_mov_b32_vop3a_opcode(catalog):
     assert any(e["quirk"] == "vop1-vop3a-offset-0x140" for e in vop3a["errata"])
 
 
+def test_rdna1_llvm_only_rows_take_the_vega_opcodes(catalog):
+    """The RDNA1 manual has no S_ATOMIC_ADD; the Vega manual lists it at opcode 130 and LLVM's gfx10 test encodes
+    that opcode in rdna1's SMEM layout (OP [25:18]): the catalog adds the row, shown as an erratum with its evidence."""
+    assert re.match(r"\|\s*130\s*\|\s*S_ATOMIC_ADD\s*\|", manual_line("vega", 2787))
+    assert "S_ATOMIC_ADD" not in (SOURCES / "amd-isa-manuals" / "rdna1" / "README.md").read_text(encoding="utf-8")
+    line, data = llvm_check("gfx10_asm_smem.s", r"GFX10: s_atomic_add s5, s\[2:3\], 0x64 dlc")
+    assert bits(data, 31, 26) == 0b111101 and bits(data, 25, 18) == 130, line
+    enc = catalog.show("s_atomic_add", arch="rdna1").as_json()["encodings"][0]
+    assert enc["encoding"] == "SMEM" and enc["opcode"] == 130
+    fix = next(e for e in enc["errata"] if e["quirk"] == "llvm-only-smem-ds")
+    assert fix["manual"] == "no such row" and fix["resolved"] == "opcode 130" and fix["evidence"] > 0
+
+
+def test_cdna2_keeps_both_bf16_mfma_generations(catalog):
+    """cdna2 lists V_MFMA_F32_32X32X4BF16 (opcode 108) and V_MFMA_F32_32X32X4BF16_1K (99): LLVM's gfx942 alias of
+    the old spelling (mai-gfx942.s:337) names the _1K instruction's new name, so it must not fold the two."""
+    assert "V_MFMA_F32_32X32X4BF16 " in manual_line("cdna2", 3610) and "108" in manual_line("cdna2", 3610)
+    assert "V_MFMA_F32_32X32X4BF16_1K" in manual_line("cdna2", 3602)
+    old = catalog.show("v_mfma_f32_32x32x4bf16", arch="cdna2").as_json()["encodings"][0]
+    new = catalog.show("v_mfma_f32_32x32x4bf16_1k", arch="cdna2").as_json()["encodings"][0]
+    assert (old["opcode"], new["opcode"]) == (108, 99)
+
+
 def test_cdna2_s_max_u32_identifier(catalog):
     assert re.match(r"\|\s*OP\s*\|\s*\[29:23\]", manual_line("cdna2", 4500))
     assert manual_line("cdna2", 4501).strip() == ""                        # the table ends: no ENCODING row

@@ -383,7 +383,6 @@ OPCODE_FIXES: tuple[OpcodeFix, ...] = (
         "S_BUFFER_ATOMIC_*, S_DCACHE_DISCARD*) and no DS *_SRC2_* instructions; LLVM encodes them on gfx10 targets with the Vega "
         "manual's opcodes in the arch's own SMEM / DS layouts (gfx10_smem.txt:25 s_atomic_add s5, s[2:3], 0x64: "
         "opcode 130, vega/README.md:2787; gfx10_ds.txt:280 ds_add_src2_f32: opcode 149)",
-        (Seen("vega", 2787, "S_ATOMIC_ADD 130"),),
         source="vega", pattern=r"^(S_(BUFFER_)?(STORE|ATOMIC)_\w+|S_DCACHE_DISCARD(_X2)?|DS_\w+_SRC2_\w+)$"),
 )
 

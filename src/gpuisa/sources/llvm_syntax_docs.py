@@ -496,6 +496,12 @@ MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
         "(SC0 [14], SC1 [15]), as GFX950's rows of the same instructions list sc0, sc1 and nt",
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX950.rst", 397, "buffer_inv"),
         f"{_MC}/gfx942_asm_features.s:294", "buffer_inv sc0"),
+    "gfx10 scalar atomics and stores dlc": ModifierEvidence(
+        ("GFX10",), "SMEM", r"^s_(buffer_)?(atomic|store)_", ("dlc",),
+        "GFX10's rows of the scalar atomics and stores (s_atomic_add, s_store_dword ...) list glc but no dlc, which "
+        "its scalar loads list (s_load_dword ... glc dlc); the tests write dlc on them and encode it in bit 14 (DLC)",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX10.rst", 1015, "s_atomic_add"),
+        f"{_MC}/gfx10_asm_smem.s:31", "s_atomic_add s5, s[2:3], 0x64 dlc"),
     "gfx950 permlane swap bound_ctrl and fi": ModifierEvidence(
         ("GFX950",), "VOP", r"^v_permlane(16|32)_swap_b32_e64$", ("bound_ctrl", "fi"),
         "GFX950's rows of v_permlane16_swap_b32 / v_permlane32_swap_b32 list no modifiers; the tests write "
