@@ -21,6 +21,7 @@ import json
 import re
 import time
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -983,7 +984,6 @@ def _agreements(p: PtxSide, specs: list[dict[str, Any]], arch: str, amd: list[Am
     for i, spec in enumerate(specs):
         key = f"{len(spec['chain'])}|{spec['chain'][-1][0]}" if spec["shape"] == "chain" else f"single{i}"
         groups.setdefault(key, []).append(i)
-    heads: dict[str, Any] = {}
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         for key, idx in sorted(groups.items(), key=lambda g: g[1][0]):
@@ -997,7 +997,7 @@ def _agreements(p: PtxSide, specs: list[dict[str, Any]], arch: str, amd: list[Am
                 if key.startswith("single"):
                     hit = (_agree_alone(p, specs[idx[0]], arch, vecs, want, texts),)
                 else:
-                    hit = tuple(_agree_batch(p, [specs[i] for i in idx], arch, vecs, want, texts, heads))
+                    hit = tuple(_agree_batch(p, [specs[i] for i in idx], arch, vecs, want, texts, fps))
                 if len(_SEQ_SCREENS) > SEQ_SCREENS_MAX:
                     _SEQ_SCREENS.clear()
                 _SEQ_SCREENS[memo] = hit
@@ -1026,35 +1026,64 @@ def _flushed(p: PtxSide, vecs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {n: _flush(v, p.inputs[n], ew) if p.ftz and p.kinds.get(n) == "f" else v for n, v in vecs.items()}
 
 
+# Step outputs on a form's vectors, by the vectors' digest and each step's fingerprint and wiring: forms that share
+# their input vectors (add.rn.f32, add.rz.f32, add.sat.f32 ...) and their best candidates share the fix-up runs; only
+# the comparison with each form's result is redone. The most recent runs only (forms of a shape are listed together).
+_RUNS: OrderedDict[str, Any] = OrderedDict()
+RUNS_MAX = 1500
+
+
+def _run_memo(key: str, run: Callable[[], Any]) -> Any:
+    hit = _RUNS.get(key)
+    if hit is None:
+        try:
+            hit = run()
+        except Exception as exc:  # remembered: the same step fails the same way on the same vectors
+            hit = exc
+        _RUNS[key] = hit
+        if len(_RUNS) > RUNS_MAX:
+            _RUNS.popitem(last=False)
+    else:
+        _RUNS.move_to_end(key)
+    return hit
+
+
 def _agree_batch(p: PtxSide, specs: list[dict[str, Any]], arch: str, vecs: dict[str, np.ndarray], want: np.ndarray,
-                 texts: Texts, heads: dict[str, Any]) -> list[int]:
+                 texts: Texts, fps: dict[str, str]) -> list[int]:
     """_agree_alone for chains of one length that end in the same instruction: each distinct head (the steps before
-    the last) runs once (`heads` keeps them for the form), the last step once over all of them side by side; a batch
-    that does not run falls back to one spec at a time."""
+    the last) runs once, the last step once over all of them side by side (both kept in _RUNS); a batch that does
+    not run falls back to one spec at a time."""
     lanes = len(want)
     dom = NumpyDomain(lanes)
-    base = {k: (dom.from_ints(v, p.inputs[k]), p.inputs[k]) for k, v in _flushed(p, vecs).items()}
-    ran, variants = set(), []
+    flushed = _flushed(p, vecs)
+    digest = hashlib.sha1(json.dumps(sorted(p.inputs.items())).encode())
+    for n in sorted(flushed):
+        digest.update(np.ascontiguousarray(flushed[n], dtype=np.uint64).tobytes())
+    vkey = digest.hexdigest()
+    base = {k: (dom.from_ints(v, p.inputs[k]), p.inputs[k]) for k, v in flushed.items()}
+
+    def run_head(head: list[Any]) -> dict[str, Any]:
+        env = dict(base)
+        for j, st in enumerate(head):
+            env[f"t{j}"] = run_amd_step(dom, _chain_step(st, f"t{j}"), arch, env, texts)
+        return env
+
+    ran, variants, sigs = set(), [], []
     for i, s in enumerate(specs):
         *head, (_, args) = s["chain"]
-        key = json.dumps(head, default=str)
-        if key not in heads:
-            try:
-                env = dict(base)
-                for j, st in enumerate(head):
-                    env[f"t{j}"] = run_amd_step(dom, _chain_step(st, f"t{j}"), arch, env, texts)
-                heads[key] = env
-            except Exception as exc:  # a head whose pseudocode does not run: its specs are not candidates
-                heads[key] = exc
-        env = heads[key]
+        hsig = json.dumps([[fps.get(n, ""), n, a] for n, a in head], default=str)
+        env = _run_memo(f"{vkey}|head|{hsig}", lambda head=head: run_head(head))
         if isinstance(env, Exception):
             continue
         ran.add(i)
         variants.append({slot: arg_value(Ops(dom, env), _slot_arg(v), 32) for slot, v in args.items()})
-    try:
-        results = iter(_run_side_by_side(specs[0]["chain"][-1][0], variants, lanes, arch, texts))
-    except Exception:  # one spec at a time: the ones that do not run score 0
+        sigs.append(f"{hsig}|{json.dumps(args, default=str)}")
+    last = specs[0]["chain"][-1][0]
+    results = _run_memo(f"{vkey}|last|{fps.get(last, '')}|{last}|" + "|".join(sigs),
+                        lambda: _run_side_by_side(last, variants, lanes, arch, texts))
+    if isinstance(results, Exception):  # one spec at a time: the ones that do not run score 0
         return [_agree_alone(p, s, arch, vecs, want, texts) for s in specs]
+    results = iter(results)
     out = []
     for i in range(len(specs)):
         if i not in ran:
