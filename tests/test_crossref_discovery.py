@@ -145,6 +145,7 @@ def test_batched_sequence_screens_agree_with_one_at_a_time(form):
     sample = specs[::23] + third
     assert any(len(s["chain"]) == 2 and "t0" in s["chain"][1][1].values() for s in sample if s["shape"] == "chain")
     d._SEQ_SCREENS.clear()
+    d._RUNS.clear()
     batched = d._agreements(p, sample, arch, amd, TEXTS, vecs, want, time.perf_counter())
     alone = [d._agree_alone(p, s, arch, vecs, want, TEXTS) for s in sample]
     assert batched == alone
