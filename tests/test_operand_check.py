@@ -22,10 +22,12 @@ from gpuisa.codec.operand_check import (
     RowMatcher,
     check_examples,
 )
-from gpuisa.codec.tables import row_of
+from gpuisa.codec.tables import matrix_dwords, row_of
 from gpuisa.sources.llvm_mc import read_file
 from gpuisa.sources.llvm_syntax_docs import (
     LOAD_SCALE_ROW,
+    MATRIX_TABLE_LINE,
+    MATRIX_TWINS,
     MODIFIER_EVIDENCE,
     OLDER_ROWS,
     OPERAND_EVIDENCE,
@@ -34,6 +36,7 @@ from gpuisa.sources.llvm_syntax_docs import (
     SAME_SHAPE_GFX1250,
     lookup,
     read_syntax_docs,
+    rule_source,
 )
 
 DOCS_REL = "llvm-project-23.1.1/llvm/docs"
@@ -341,6 +344,46 @@ def test_same_shape_rows_share_the_manuals_encodings(docs, sources):
     assert m.check("v_add_nc_u64_e64 v[4:5], v[2:3], v[4:5]")[0] == DERIVED
     assert m.check("v_add_nc_u64_e64 v[4:5], v2, v[4:5]")[0] == MISMATCH
     assert m.check("v_tanh_f32_dpp v5, v1 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf")[0] == DERIVED
+
+
+def test_new_matrix_shapes_take_the_manuals_sizes(docs, sources):
+    """Every WMMA / SWMMAC shape of the cdna5 manual's Table 43 that no page lists takes the GFX12 row of its kind
+    (MATRIX_TWINS), its registers sized by the table's A, B and C matrices: 32 lanes x 32 bits a dword in wave32,
+    SWMMAC's A stored at half its K; LLVM's check lines write those sizes, and a wrong size is refused."""
+    lines = (sources / "amd-isa-manuals/cdna5/README.md").read_text(encoding="utf-8").splitlines()
+    assert lines[MATRIX_TABLE_LINE - 1].startswith("Table 43. WMMA Instructions")
+    bits = {"F32": 32, "I32": 32, "F16": 16, "BF16": 16, "FP8": 8, "BF8": 8, "IU8": 8, "FP4": 4}
+    cell = re.compile(r"^(\d+)x(\d+) (\w+)")
+    derived = 0
+    for text in lines[MATRIX_TABLE_LINE:MATRIX_TABLE_LINE + 50]:
+        cols = [c.strip() for c in text.strip("|").split("|")]
+        if len(cols) != 4 or not cols[0].startswith("V_") or "F8F6F4" in cols[0]:
+            continue
+        name = cols[0].lower().replace("_scale_", "_").replace("_scale16_", "_")   # the f4 row gives its shapes
+        ruled = rule_source(name, {"GFX12", "GFX12 (cdna5)"})
+        if lookup(docs, ["GFX12"], name):
+            continue
+        assert ruled and ruled[1] == MATRIX_TWINS[name.split("_")[0] + "_" + name.split("_")[1]], name
+        (ma, ka, ta), (kb, nb, tb), (mc, nc, tc) = (cell.match(c).groups() for c in cols[1:])
+        sparse = name.startswith("v_swmmac")
+        want = {"src0": int(ma) * int(ka) // (2 if sparse else 1) * bits[ta], "src1": int(kb) * int(nb) * bits[tb]}
+        # "C = F32," (bf16f32): C is f32, the result D the bf16 its name starts with
+        want["vdst"] = int(mc) * int(nc) * bits[tc if "C = " not in cols[3] else "BF16"]
+        got = matrix_dwords(name, 12, False)
+        assert {k: got[k] for k in want} == {k: -(-v // 1024) for k, v in want.items()}, name
+        derived += 1
+    assert derived >= 35
+    # gfx1250_asm_wmma_w32.s:43 is the check line the rule cites
+    assert "v_wmma_f32_16x16x32_bf16 v[16:23], v[0:7], v[8:15], v[16:23] ; encoding:" in _line(
+        sources, f"{MC}/gfx1250_asm_wmma_w32.s", 43)
+    m = RowMatcher(docs, ("GFX12",), False, 12, bucket="GFX12 (cdna5)")
+    assert m.check("v_wmma_f32_16x16x32_bf16 v[16:23], v[0:7], v[8:15], v[16:23]")[0] == DERIVED
+    assert m.check("v_wmma_f32_16x16x32_bf16 v[16:23], v[0:3], v[8:15], v[16:23]")[0] == MISMATCH
+    assert m.check("v_wmma_bf16f32_16x16x32_bf16 v[26:29], v[0:7], v[8:15], v[16:23]")[0] == DERIVED
+    assert m.check("v_swmmac_f32_16x16x64_bf16 v[24:31], v[0:7], v[8:23], v32")[0] == DERIVED
+    # GFX12's own page (rdna4) takes no gfx1250 shape
+    assert RowMatcher(docs, ("GFX12",), False, 12, bucket="GFX12 (rdna4)").check(
+        "v_wmma_f32_16x16x32_bf16 v[16:23], v[0:7], v[8:15], v[16:23]")[0] == MISMATCH
 
 
 def test_derived_rows_keep_the_plain_rows_limits(docs, sources):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from gpuisa.model import Encoding, Erratum, InstructionDoc
 from gpuisa.model_syntax import SyntaxDocs, SyntaxInstruction, SyntaxOperand
 from gpuisa.sources.llvm_syntax_docs import (
+    MATRIX_TWIN,
     OLDER_ROWS,
     ROW_EVIDENCE,
     OperandEvidence,
@@ -254,7 +255,7 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
         for name in names:
             ruled = rule_source(name.lower(), serves)
             for _ in range(3):   # rules chain: v_tanh_bf16 -> v_tanh_f16 (bf16 twin) -> v_sqrt_f16 (same shape)
-                if ruled is None:
+                if ruled is None or ruled[0] == MATRIX_TWIN:   # the twin's page sizes are another shape's
                     break
                 rows = find_rows(docs, (ruled[2],) if ruled[2] else families, [ruled[1]])
                 if rows:

@@ -328,7 +328,8 @@ class RowMatcher:
         if ruled:   # BF16_TWIN: every row of the f16 instruction (derived DPP rows too)
             rows = self.candidates(self.rows, ruled[1]) or [r for _, r in self.derived(ruled[1])]
             if rows:
-                return [(ruled[0], replace(r, mnemonic=mnemonic)) for r in rows]
+                # a matrix row takes the new shape's register sizes (MATRIX_TWINS)
+                return [(ruled[0], self._shaped(replace(r, mnemonic=mnemonic))) for r in rows]
         if not mnemonic.endswith(("_dpp", "_e32", "_e64", "_sdwa")):
             # a DPP form spelled with the plain mnemonic (the tests' input `v_minimum_f32 v5, v1, v2 dpp8:[..]`,
             # printed v_minimum_f32_e64_dpp): the rows of both DPP spellings

@@ -441,6 +441,10 @@ def _twin(row: Row, op: Operand) -> Operand | None:
 # (f8f6f4, bf16f32) keep their page sizes.
 MATRIX_ELEMENT_BITS = {"f64": 64, "f32": 32, "i32": 32, "f16": 16, "bf16": 16, "fp8": 8, "bf8": 8, "iu8": 8,
                        "iu4": 4, "f4": 4}
+# Result types naming two element types: the result D's and the accumulator C's (cdna5 manual, Table 43 "WMMA
+# Instructions": V_WMMA_BF16F32_16X16X32_BF16 "16x16 C = F32"; gfx1250_asm_wmma_w32.s
+# `v_wmma_bf16f32_16x16x32_bf16 v[26:29], v[0:7], v[8:15], v[16:23]`: D 4 dwords of bf16, C 8 of f32).
+MIXED_RESULTS = {"bf16f32": ("bf16", "f32")}
 _MATRIX = re.compile(r"^v_(s?)wmmac?_([a-z0-9]+)_(\d+)x(\d+)x(\d+)_([a-z0-9]+)(?:_([a-z0-9]+))?$")
 
 
@@ -450,15 +454,18 @@ def matrix_dwords(base: str, gen: int, wave64: bool) -> dict[str, int]:
     if gen < 12 or m is None:
         return {}
     sparse, d_type, rows, cols, depth, a_type, b_type = m.groups()
+    c_type = d_type
+    if d_type in MIXED_RESULTS:   # a result type and an accumulator type (bf16f32: D bf16, C f32)
+        d_type, c_type = MIXED_RESULTS[d_type]
     d_bits, a_bits = MATRIX_ELEMENT_BITS.get(d_type), MATRIX_ELEMENT_BITS.get(a_type)
-    b_bits = MATRIX_ELEMENT_BITS.get(b_type or a_type)
-    if d_bits is None or a_bits is None or b_bits is None:
+    b_bits, c_bits = MATRIX_ELEMENT_BITS.get(b_type or a_type), MATRIX_ELEMENT_BITS.get(c_type)
+    if d_bits is None or a_bits is None or b_bits is None or c_bits is None:
         return {}
     m_, n_, k_ = int(rows), int(cols), int(depth)
     lanes_bits = 32 * (64 if wave64 else 32)
     sizes = {"src0": m_ * (k_ // 2 if sparse else k_) * a_bits, "src1": k_ * n_ * b_bits, "vdst": m_ * n_ * d_bits}
     if not sparse:
-        sizes["src2"] = sizes["vdst"]
+        sizes["src2"] = m_ * n_ * c_bits
     # a share under one dword still takes a whole VGPR (gfx12_asm_wmma_w64.s: iu4 A in wave64 is v0)
     return {k: -(-v // lanes_bits) for k, v in sizes.items()}
 

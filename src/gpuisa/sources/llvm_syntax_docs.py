@@ -317,7 +317,38 @@ SAME_SHAPE_GFX1250: dict[str, tuple[str, int]] = {
     "v_pk_max3_i16": ("v_pk_mad_i16", 6805), "v_pk_max3_u16": ("v_pk_mad_u16", 6806),
     "v_pk_min3_i16": ("v_pk_mad_i16", 6807), "v_pk_min3_u16": ("v_pk_mad_u16", 6808),
     "v_pk_add_min_i16": ("v_pk_mad_i16", 6803), "v_pk_add_min_u16": ("v_pk_mad_u16", 6804),
+    "v_fma_mix_f32_bf16": ("v_fma_mix_f32", 6766), "v_fma_mixlo_bf16": ("v_fma_mixlo_f16", 6767),
+    "v_fma_mixhi_bf16": ("v_fma_mixhi_f16", 6768), "v_permlane_idx_gen_b32": ("v_bfm_b32", 6646),
+    # memory: the same address and data registers as the plain load / store / 64-bit atomic of the table
+    "ds_load_tr4_b64": ("ds_load_b64", 7090), "ds_load_tr6_b96": ("ds_load_b96", 7091),
+    "ds_load_tr16_b128": ("ds_load_b128", 7092), "ds_load_tr8_b64": ("ds_load_b64", 7093),
+    "buffer_atomic_min_num_f64": ("buffer_atomic_min_u64", 7162),
+    "buffer_atomic_max_num_f64": ("buffer_atomic_max_u64", 7163),
+    "flat_atomic_min_num_f64": ("flat_atomic_min_u64", 7263), "flat_atomic_max_num_f64": ("flat_atomic_max_u64", 7264),
+    "flat_load_monitor_b32": ("flat_load_b32", 7266), "flat_load_monitor_b64": ("flat_load_b64", 7267),
+    "flat_load_monitor_b128": ("flat_load_b128", 7268),
+    "global_load_tr16_b128": ("global_load_b128", 7295), "global_load_tr8_b64": ("global_load_b64", 7296),
+    "global_atomic_min_num_f64": ("global_atomic_min_u64", 7299),
+    "global_atomic_max_num_f64": ("global_atomic_max_u64", 7300),
+    "global_store_async_from_lds_b8": ("global_store_b32", 7306),
+    "global_store_async_from_lds_b32": ("global_store_b32", 7307),
+    "global_store_async_from_lds_b64": ("global_store_b32", 7308),
+    "global_store_async_from_lds_b128": ("global_store_b32", 7309),
+    "cluster_load_b32": ("global_load_b32", 7310), "cluster_load_b64": ("global_load_b64", 7311),
+    "cluster_load_b128": ("global_load_b128", 7312),
+    "global_load_monitor_b32": ("global_load_b32", 7319), "global_load_monitor_b64": ("global_load_b64", 7320),
+    "global_load_monitor_b128": ("global_load_b128", 7321),
+    "global_load_tr4_b64": ("global_load_b64", 7322), "global_load_tr6_b96": ("global_load_b96", 7323),
 }
+# gfx1250 WMMA / SWMMAC instructions no page lists -> the GFX12-listed row whose operand list they take (their
+# register sizes follow the shape in the mnemonic: cdna5 manual Table 43, line 3405). Only the shapes that
+# table lists (MATRIX_TABLE_LINE); the scaled f8f6f4 forms take matrix_a_fmt / matrix_b_fmt sizes and are not covered.
+MATRIX_TWINS: dict[str, str] = {"v_wmma": "v_wmma_f32_16x16x16_f16", "v_swmmac": "v_swmmac_f32_16x16x32_f16"}
+MATRIX_TABLE_LINE = 3405
+# The Table 43 shapes GFX12's page does not have (its rows are 16x16x16, and 16x16x32 / x64 for iu4 and SWMMAC).
+_MATRIX_MNEMONIC = re.compile(r"^(v_wmma)_[a-z0-9]+_(?:16x16x4_f32|16x16x32_b?f16|16x16x64_(?:iu8|[bf][fp]8_[bf][fp]8)|"
+                              r"16x16x128_[bf][fp]8_[bf][fp]8|32x16x128_f4)$|"
+                              r"^(v_swmmac)_[a-z0-9]+_(?:16x16x64_b?f16|16x16x128_(?:iu8|[bf][fp]8_[bf][fp]8))$")
 ROW_EVIDENCE: dict[str, RowEvidence] = {
     "dpp from the plain row": RowEvidence(
         ("GFX12",),
@@ -360,6 +391,14 @@ ROW_EVIDENCE: dict[str, RowEvidence] = {
         "operand count and widths (SAME_SHAPE_GFX1250), in every form that row has; LLVM's gfx1250 tests write them so",
         Provenance(SOURCE, _GFX12_PAGE, 891, "v_sqrt_f32"),
         f"{_MC}/gfx1250_asm_vop1.s:35", "v_tanh_f32 v5, v1"),
+    "matrix row of another shape": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "gfx1250 adds WMMA / SWMMAC shapes no page lists (v_wmma_f32_16x16x32_bf16, v_swmmac_f32_16x16x64_f16 ...); "
+        "each takes the operand list of GFX12's v_wmma_f32_16x16x16_f16 / v_swmmac_f32_16x16x32_f16 row (vdst, src0, "
+        "src1, src2) with registers sized by the matrix shapes the cdna5 manual's Table 43 gives it (MATRIX_TWINS; "
+        "codec.tables.matrix_dwords)",
+        Provenance(SOURCE, _GFX12_PAGE, 1174, "v_wmma_f32_16x16x16_f16"),
+        f"{_MC}/gfx1250_asm_wmma_w32.s:43", "v_wmma_f32_16x16x32_bf16 v[16:23], v[0:7], v[8:15], v[16:23]"),
     "sdwa row of an integer vop2": RowEvidence(
         ("GFX90a", "GFX908", "GFX940", "GFX950"),
         "no page lists v_pk_fmac_f16_sdwa; LLVM's gfx908-gfx950 tests assemble it with a VOP2 SDWA operand list whose "
@@ -628,6 +667,7 @@ RENAMED_ROW = "gfx12 row of the renamed instruction"
 SAME_SHAPE = "same shape"
 SDWA_TWIN = "sdwa row of an integer vop2"
 LOAD_SCALE_ROW = "load-scale half of the scale mfma row"
+MATRIX_TWIN = "matrix row of another shape"
 _FORM_SUFFIXES = ("_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa", "")
 
 
@@ -642,13 +682,15 @@ def rule_source(mnemonic: str, serves: Iterable[str]) -> tuple[str, str, str] | 
         return SDWA_TWIN, SDWA_TWINS[mnemonic], ""
     if mnemonic in LOAD_SCALE and serves & set(ROW_EVIDENCE[LOAD_SCALE_ROW].families):
         return LOAD_SCALE_ROW, LOAD_SCALE[mnemonic], ""
-    if "_bf16" in mnemonic and serves & set(ROW_EVIDENCE[BF16_TWIN].families):
-        return BF16_TWIN, mnemonic.replace("_bf16", "_f16"), ""
     if serves & set(ROW_EVIDENCE[SAME_SHAPE].families):
         for suffix in _FORM_SUFFIXES:   # v_tanh_f32_e64 -> v_sqrt_f32_e64: the same form of the listed one
             stem = mnemonic.removesuffix(suffix) if suffix else mnemonic
             if stem in SAME_SHAPE_GFX1250 and (not suffix or mnemonic.endswith(suffix)):
                 return SAME_SHAPE, SAME_SHAPE_GFX1250[stem][0] + suffix, ""
+    if (m := _MATRIX_MNEMONIC.match(mnemonic)) and serves & set(ROW_EVIDENCE[MATRIX_TWIN].families):
+        return MATRIX_TWIN, MATRIX_TWINS[m.group(1) or m.group(2)], ""
+    if "_bf16" in mnemonic and serves & set(ROW_EVIDENCE[BF16_TWIN].families):
+        return BF16_TWIN, mnemonic.replace("_bf16", "_f16"), ""
     return None
 
 
