@@ -25,6 +25,7 @@ from gpuisa.codec.operand_check import (
 from gpuisa.codec.tables import matrix_dwords, row_of
 from gpuisa.sources.llvm_mc import read_file
 from gpuisa.sources.llvm_syntax_docs import (
+    ATOMIC_RETURN_OPTIONAL,
     LOAD_SCALE_ROW,
     MATRIX_TABLE_LINE,
     MATRIX_TWINS,
@@ -367,8 +368,12 @@ def test_new_matrix_shapes_take_the_manuals_sizes(docs, sources):
         (ma, ka, ta), (kb, nb, tb), (mc, nc, tc) = (cell.match(c).groups() for c in cols[1:])
         sparse = name.startswith("v_swmmac")
         want = {"src0": int(ma) * int(ka) // (2 if sparse else 1) * bits[ta], "src1": int(kb) * int(nb) * bits[tb]}
-        # "C = F32," (bf16f32): C is f32, the result D the bf16 its name starts with
-        want["vdst"] = int(mc) * int(nc) * bits[tc if "C = " not in cols[3] else "BF16"]
+        # "C = F32," (bf16f32): C is f32, WMMA's result D the bf16 its name starts with; SWMMAC accumulates in
+        # vdst (C), and its src2 holds a 2-bit index per stored A element (manual line 3649)
+        c_type = "F32" if "C = F32" in cols[3] else tc
+        want["vdst"] = int(mc) * int(nc) * bits[c_type if sparse or "C = " not in cols[3] else "BF16"]
+        if sparse:
+            want["src2"] = int(ma) * int(ka) // 2 * 2
         got = matrix_dwords(name, 12, False)
         assert {k: got[k] for k in want} == {k: -(-v // 1024) for k, v in want.items()}, name
         derived += 1
@@ -381,9 +386,29 @@ def test_new_matrix_shapes_take_the_manuals_sizes(docs, sources):
     assert m.check("v_wmma_f32_16x16x32_bf16 v[16:23], v[0:3], v[8:15], v[16:23]")[0] == MISMATCH
     assert m.check("v_wmma_bf16f32_16x16x32_bf16 v[26:29], v[0:7], v[8:15], v[16:23]")[0] == DERIVED
     assert m.check("v_swmmac_f32_16x16x64_bf16 v[24:31], v[0:7], v[8:23], v32")[0] == DERIVED
+    assert "v_swmmac_f32_16x16x128_fp8_fp8 v[24:31], v[0:7], v[8:23], v[32:33] ; encoding:" in _line(
+        sources, f"{MC}/gfx1250_asm_wmma_w32.s", 648)
+    assert m.check("v_swmmac_f32_16x16x128_fp8_fp8 v[24:31], v[0:7], v[8:23], v[32:33]")[0] == DERIVED
+    assert m.check("v_swmmac_f32_16x16x128_fp8_fp8 v[24:31], v[0:7], v[8:23], v32")[0] == MISMATCH
     # GFX12's own page (rdna4) takes no gfx1250 shape
     assert RowMatcher(docs, ("GFX12",), False, 12, bucket="GFX12 (rdna4)").check(
         "v_wmma_f32_16x16x32_bf16 v[16:23], v[0:7], v[8:15], v[16:23]")[0] == MISMATCH
+
+
+def test_atomics_without_return_leave_vdst_out(docs, sources):
+    """GFX11's atomic rows tag vdst :opt, GFX12's do not; LLVM's GFX12 check line writes the no-return form
+    (ATOMIC_RETURN_OPTIONAL), which parses on GFX12's page for rdna4 and cdna5; a load's vdst stays required."""
+    cite, check, example = ATOMIC_RETURN_OPTIONAL
+    assert "flat_atomic_add_f32" in _line(sources, cite.file, cite.line)
+    assert ":ref:`opt<amdgpu_synid_gfx11_opt>`" in _line(sources, cite.file, cite.line)
+    file, line = check.rsplit(":", 1)
+    assert _line(sources, file, int(line)).startswith(f"// GFX12: {example} ; encoding:")
+    for bucket in ("GFX12 (rdna4)", "GFX12 (cdna5)"):
+        m = RowMatcher(docs, ("GFX12",), False, 12, bucket=bucket)
+        assert m.check(example)[0] == PAGE
+        assert m.check("flat_atomic_add_f32 v1, v[0:1], v2 offset:-64 th:TH_ATOMIC_RETURN")[0] == PAGE
+        assert m.check("flat_atomic_add_f32 v[0:1], v[2:3] offset:-64")[0] == MISMATCH
+        assert m.check("global_load_b32 v[2:3], off")[0] == MISMATCH
 
 
 def test_derived_rows_keep_the_plain_rows_limits(docs, sources):

@@ -280,7 +280,8 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
     if derived:
         rule = ROW_EVIDENCE[derived[0]]
         row_cite += f" (row of {derived[1]}, ROW_EVIDENCE '{derived[0]}': LLVM's tests, e.g. {rule.evidence})"
-    added = modifier_entries(row.family, row.section, row.mnemonic)   # MODIFIER_EVIDENCE: LLVM's tests over the row
+    added = modifier_entries(row.family, row.section, row.mnemonic,   # MODIFIER_EVIDENCE: LLVM's tests over the row
+                             buckets_for_arch(docs, arch))
     if older:
         fix = OLDER_ROWS[older]
         row_cite += f" (instead of {page_row.provenance.cite()}, OLDER_ROWS '{older}': LLVM's tests, e.g. {fix.evidence})"

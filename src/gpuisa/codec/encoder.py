@@ -59,6 +59,7 @@ from gpuisa.codec.tables import (
     sixteen_bit_operands,
 )
 from gpuisa.errors import GpuisaError
+from gpuisa.sources.llvm_syntax_docs import atomic_return_optional
 
 MAX_LINE = 4096    # longer lines are refused before any parsing (a 10 MB line is one error)
 
@@ -342,8 +343,8 @@ class _Encoder:
             mods = []
         if len(operands) != len(row_ops):
             required = [o for o in row_ops if not o.optional]
-            if "_atomic" in form.base and row_ops and row_ops[0].name == "vdst" and len(operands) == len(row_ops) - 1:
-                required = row_ops[1:]   # an atomic without return has no vdst (gfx12_asm_vflat.s:695)
+            if row_ops and atomic_return_optional(form.base, row_ops[0].name) and len(operands) == len(row_ops) - 1:
+                required = row_ops[1:]   # an atomic without return has no vdst (ATOMIC_RETURN_OPTIONAL)
             if len(operands) == len(required):
                 row_ops = required
             else:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -46,6 +46,7 @@ from gpuisa.codec.tables import (
 from gpuisa.model_llvm import McExample
 from gpuisa.model_syntax import KIND_NAMES, SyntaxDocs
 from gpuisa.sources.llvm_syntax_docs import (
+    FLAT_SADDR,
     LOAD_SCALE_ROW,
     MODIFIER_EVIDENCE,
     OLDER_ROWS,
@@ -53,6 +54,7 @@ from gpuisa.sources.llvm_syntax_docs import (
     RENAMED_ROW,
     ROW_EVIDENCE,
     UNNAMED_TARGETS,
+    atomic_return_optional,
     derived_row,
     families_for_target,
     modifier_entries,
@@ -272,7 +274,7 @@ class RowMatcher:
             for key, row in self.rows_of(fam).items():
                 if own_bucket:   # OPERAND_EVIDENCE entries serving the bucket (gfx115x's VOP3 DPP src1)
                     row = served_row(docs, row, (bucket,), wave64)
-                self.rows.setdefault(key, self._shaped(with_modifier_evidence(row)))
+                self.rows.setdefault(key, self._shaped(with_modifier_evidence(row, self.serves)))
         self._fallback: dict[str, Row] | None = None
         self.fconst_all = any(f in FCONST_MEANS_CONSTANT for f in chain)
         self.true16 = False
@@ -285,7 +287,7 @@ class RowMatcher:
     def fallback(self) -> dict[str, Row]:
         if self._fallback is None:
             # a borrowed row takes the modifiers LLVM's tests add to it, as on its own page
-            self._fallback = {k: self._shaped(with_modifier_evidence(r))
+            self._fallback = {k: self._shaped(with_modifier_evidence(r, self.serves))
                               for k, r in fallback_rows(self.docs, self.chain, self.wave64, self.rows_of).items()}
         return self._fallback
 
@@ -356,6 +358,17 @@ class RowMatcher:
                 break
         return out
 
+    def flat_with_sgpr_base(self, mnemonic: str) -> list[tuple[str, Row]]:
+        """gfx1250's flat_* with an SGPR base: the operands of the global row of the same operation (FLAT_SADDR),
+        tried besides the flat row the page lists (the global row requires saddr: a flat example without one
+        does not parse against it)."""
+        if not mnemonic.startswith("flat_") or not self.serves & set(ROW_EVIDENCE[FLAT_SADDR].families):
+            return []
+        twin = "global_" + mnemonic.removeprefix("flat_")
+        rows = self.candidates(self.rows, twin) or self.candidates(self.fallback, twin) or \
+            [r for _, r in self.derived(twin)]
+        return [(FLAT_SADDR, replace(r, mnemonic=mnemonic)) for r in rows]
+
     def _derived_vopd(self, mnemonic: str) -> list[tuple[str, Row]]:
         """A VOPD / VOPD3 half no page lists (gfx1250's new opcodes: v_dual_max_i32, v_dual_fma_f32): the
         instruction's own VOP2 / VOP3 row, its register operands in order, sources taking neg (VOPD3)."""
@@ -399,7 +412,7 @@ class RowMatcher:
         dpp = any(m.text.split(":")[0].lower() in (*_DPP_CONTROLS, "dpp8") for m in mods)
         for status in (PAGE, OTHER_PAGE, DERIVED):
             if status == DERIVED:   # no page lists the form: a ROW_EVIDENCE rule derives it
-                cands = [] if listed_any else self.derived(mnemonic)
+                cands = ([] if listed_any else self.derived(mnemonic)) + self.flat_with_sgpr_base(mnemonic)
             else:
                 rows = self.rows if status == PAGE else self.fallback
                 # the VOPDY table lists the Y-only opcodes; every VOPDX opcode may be the Y half too
@@ -475,7 +488,16 @@ class RowMatcher:
             # s_waitcnt vmcnt(0) expcnt(0): one value operand written in words, not modifiers
             toks = [*toks[:-1], " ".join([*toks[-1:], *words])] if toks else [" ".join(words)]
             words = []
-        self._match_operands(row, row_ops, toks, 0, 0)
+        try:
+            self._match_operands(row, row_ops, toks, 0, 0)
+        except _Refusal as first:
+            # an atomic without return leaves vdst out (ATOMIC_RETURN_OPTIONAL, as the assembler reads it)
+            if not (row_ops and atomic_return_optional(row.mnemonic, row_ops[0].name) and len(toks) < len(row_ops)):
+                raise
+            try:
+                self._match_operands(row, row_ops[1:], toks, 0, 0)
+            except _Refusal as second:
+                raise (second if second.depth > first.depth else first) from None
         for w in words:
             self._modifier(row, row_mods, w, len(toks))
 
@@ -691,12 +713,12 @@ def _has_dpp(row: Row) -> bool:
     return any(o.name in ("dpp_ctrl", "dpp16_ctrl", "dpp32_ctrl", "dpp64_ctrl", "dpp8_sel") for o in row.operands)
 
 
-def with_modifier_evidence(row: Row) -> Row:
-    """The row with the modifiers MODIFIER_EVIDENCE adds for it (its page omits them, LLVM's tests write
-    them), each marked with the entry's name."""
+def with_modifier_evidence(row: Row, buckets: Iterable[str] = ()) -> Row:
+    """The row with the modifiers MODIFIER_EVIDENCE adds for it where it serves `buckets` (its page omits
+    them, LLVM's tests write them), each marked with the entry's name."""
     ops = list(row.operands)
     family = row.source.rpartition(" (")[2].split(" ")[0]   # "file:line (GFX950 VOP3)"
-    for name, fix in modifier_entries(family, row.section, row.mnemonic):
+    for name, fix in modifier_entries(family, row.section, row.mnemonic, buckets):
         if fix.neg_abs:
             ops = [replace(o, modifiers=True, evidence=name) if o.role == "src" and o.name.startswith(fix.neg_abs_on)
                    and not o.modifiers and not o.evidence else o for o in ops]

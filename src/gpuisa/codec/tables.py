@@ -464,7 +464,12 @@ def matrix_dwords(base: str, gen: int, wave64: bool) -> dict[str, int]:
     m_, n_, k_ = int(rows), int(cols), int(depth)
     lanes_bits = 32 * (64 if wave64 else 32)
     sizes = {"src0": m_ * (k_ // 2 if sparse else k_) * a_bits, "src1": k_ * n_ * b_bits, "vdst": m_ * n_ * d_bits}
-    if not sparse:
+    if sparse:
+        # SWMMAC accumulates in vdst (C is D: bf16f32 keeps f32) and src2 holds a 2-bit index per stored A element
+        # (cdna5 manual line 3649; gfx1250_asm_wmma_w32.s:648 `v_swmmac_f32_16x16x128_fp8_fp8 ... v[32:33]`)
+        sizes["vdst"] = m_ * n_ * c_bits
+        sizes["src2"] = m_ * (k_ // 2) * 2
+    else:
         sizes["src2"] = m_ * n_ * c_bits
     # a share under one dword still takes a whole VGPR (gfx12_asm_wmma_w64.s: iu4 A in wave64 is v0)
     return {k: -(-v // lanes_bits) for k, v in sizes.items()}

@@ -399,6 +399,13 @@ ROW_EVIDENCE: dict[str, RowEvidence] = {
         "codec.tables.matrix_dwords)",
         Provenance(SOURCE, _GFX12_PAGE, 1174, "v_wmma_f32_16x16x16_f16"),
         f"{_MC}/gfx1250_asm_wmma_w32.s:43", "v_wmma_f32_16x16x32_bf16 v[16:23], v[0:7], v[8:15], v[16:23]"),
+    "flat row with an sgpr base": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "gfx1250's FLAT instructions take an SGPR base (SADDR [6:0] of the one FLAT, GLOBAL and SCRATCH format: cdna5 "
+        "manual Table 114, line 7220) that GFX12's flat rows do not list; LLVM's gfx1250 tests write flat_* with a "
+        "32-bit VGPR offset and an SGPR pair, the operand list of the global row of the same operation",
+        Provenance(SOURCE, _GFX12_PAGE, 681, "global_atomic_add_f32"),
+        f"{_MC}/gfx1250_asm_vflat.s:3622", "flat_atomic_add_f32 v2, v3, s[2:3] offset:64"),
     "sdwa row of an integer vop2": RowEvidence(
         ("GFX90a", "GFX908", "GFX940", "GFX950"),
         "no page lists v_pk_fmac_f16_sdwa; LLVM's gfx908-gfx950 tests assemble it with a VOP2 SDWA operand list whose "
@@ -529,6 +536,26 @@ MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
         "write dlc on stores and encode it in bit 15 (DLC)",
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX10.rst", 761, "buffer_store_byte"),
         f"{_MC}/gfx10_asm_mubuf.s:1813", "buffer_store_byte v1, off, s[12:15], s4 offset:4095 dlc"),
+    "gfx1250 scale_offset": ModifierEvidence(
+        ("GFX12 (cdna5)",), "V", r"^(flat|global|scratch|cluster)_", ("scale_offset",),
+        "gfx1250's flat, global and scratch instructions scale the address-offset register by the data size when "
+        "SCALE_OFFSET [48] is set (cdna5 manual Table 114, line 7225); GFX12's rows list no modifier for it and "
+        "gfx1250's tests write scale_offset",
+        Provenance(SOURCE, _GFX12_PAGE, 718, "global_load_b32"),
+        f"{_MC}/gfx1250_asm_vflat.s:2858", "global_load_b32 v5, v1, s[2:3] offset:32 scale_offset"),
+    "gfx1250 smem scale_offset": ModifierEvidence(
+        ("GFX12 (cdna5)",), "SMEM", r"^s_(buffer_)?load_", ("scale_offset",),
+        "gfx1250's scalar loads scale the offset register by the data size (scale_offset); GFX12's SMEM rows list "
+        "no modifier for it and gfx1250's tests write it",
+        Provenance(SOURCE, _GFX12_PAGE, 57, "s_load_b32"),
+        f"{_MC}/gfx1250_asm_smem.s:75", "s_load_b32 s4, s[2:3], s5 offset:0x20 scale_offset"),
+    "gfx1250 matrix reuse": ModifierEvidence(
+        ("GFX12 (cdna5)",), "VOP3P", r"^v_(wmma|swmmac)_", ("matrix_a_reuse", "matrix_b_reuse"),
+        "gfx1250's WMMA / SWMMAC instructions hint that the A or B matrix is used again (OPSEL[2] = RA, OPSEL_HI[2] = "
+        "RB: cdna5 manual, VOP3P Instruction Fields, line 3482); GFX12's rows list clamp only and gfx1250's tests "
+        "write matrix_a_reuse / matrix_b_reuse",
+        Provenance(SOURCE, _GFX12_PAGE, 1174, "v_wmma_f32_16x16x16_f16"),
+        f"{_MC}/gfx1250_asm_wmma_w32.s:33", "v_wmma_f32_16x16x4_f32 v[4:11], v[0:1], v[2:3], v[4:11] matrix_a_reuse"),
     "gfx940 buffer_inv / buffer_wbl2 scope": ModifierEvidence(
         ("GFX940",), "MUBUF", r"^buffer_(inv|wbl2)$", ("sc0", "sc1", "nt"),
         "GFX940's rows of buffer_inv and buffer_wbl2 list no modifiers; the tests write sc0 and sc1 on them "
@@ -662,12 +689,26 @@ def older_row(docs: SyntaxDocs, row: SyntaxInstruction) -> tuple[SyntaxInstructi
     return row, ""
 
 
+# An atomic writes vdst only when it returns the pre-op value (th:TH_ATOMIC_RETURN / glc): GFX11's rows tag vdst
+# :opt (AMDGPUAsmGFX11.rst:225 flat_atomic_add_f32 vdst:opt), GFX12's rows do not, and LLVM's GFX12 / gfx1250 tests
+# write the no-return form with vdst left out (gfx12_asm_vflat.s:17 `flat_atomic_add_f32 v[0:1], v2 offset:-64`).
+ATOMIC_RETURN_OPTIONAL = (Provenance(SOURCE, _GFX11_PAGE, 225, "flat_atomic_add_f32"), f"{_MC}/gfx12_asm_vflat.s:17",
+                          "flat_atomic_add_f32 v[0:1], v2 offset:-64")
+
+
+def atomic_return_optional(mnemonic: str, first_operand: str) -> bool:
+    """Whether a row's first operand is an atomic's returned value, which the no-return form leaves out
+    (ATOMIC_RETURN_OPTIONAL): one answer for the checker and the assembler."""
+    return "_atomic" in mnemonic and first_operand == "vdst"
+
+
 BF16_TWIN = "bf16 twin of the f16 row"
 RENAMED_ROW = "gfx12 row of the renamed instruction"
 SAME_SHAPE = "same shape"
 SDWA_TWIN = "sdwa row of an integer vop2"
 LOAD_SCALE_ROW = "load-scale half of the scale mfma row"
 MATRIX_TWIN = "matrix row of another shape"
+FLAT_SADDR = "flat row with an sgpr base"
 _FORM_SUFFIXES = ("_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa", "")
 
 
@@ -713,11 +754,14 @@ def derived_row(rule: str, row: R, mnemonic: str | None = None) -> R:
     return replace(row, mnemonic=mnemonic) if mnemonic else row
 
 
-def modifier_entries(family: str, section: str, mnemonic: str) -> list[tuple[str, ModifierEvidence]]:
-    """The MODIFIER_EVIDENCE entries covering one row of `family`'s page: the one test of which rows an entry
+def modifier_entries(family: str, section: str, mnemonic: str, buckets: Iterable[str] = (),
+                     ) -> list[tuple[str, ModifierEvidence]]:
+    """The MODIFIER_EVIDENCE entries covering one row of `family`'s page, where it serves `buckets` (family
+    buckets such as 'GFX12 (cdna5)': gfx1250's modifiers on GFX12's rows): the one test of which rows an entry
     adds to, for the catalog's operands, the checker and the codec."""
+    serves = {family, *buckets}
     return [(name, fix) for name, fix in MODIFIER_EVIDENCE.items()
-            if family in fix.families and section.startswith(fix.section) and re.match(fix.mnemonics, mnemonic)]
+            if serves & set(fix.families) and section.startswith(fix.section) and re.match(fix.mnemonics, mnemonic)]
 
 
 def evidence_page(docs: SyntaxDocs, label: str, row: SyntaxInstruction | None,
