@@ -35,6 +35,7 @@ from gpuisa.sources.llvm_syntax_docs import (
     RENAMED_IN_GFX12,
     ROW_EVIDENCE,
     SAME_SHAPE_GFX1250,
+    WIDE_TWINS,
     lookup,
     read_syntax_docs,
     rule_source,
@@ -194,9 +195,10 @@ def test_row_evidence_rules_derive_only_forms_no_page_lists(docs, sources, rule)
     halves = [h.split()[0] for h in fix.example.split("::")]
     derived = halves[0] if "vopd3 x half" in rule else halves[-1]
     rows = lookup(docs, list(docs.families), derived)
+    extends = rule in ROW_EXTENSIONS
     if "vopd3 x half" in rule:   # listed, but only as the Y half
         assert rows and {r.section for r in rows} == {"VOPDY"}
-    else:
+    elif not extends:
         assert not rows, f"a page lists {derived}: the rule is not needed"
     bucket = fix.families[0]
     page = bucket.split()[0]
@@ -205,7 +207,12 @@ def test_row_evidence_rules_derive_only_forms_no_page_lists(docs, sources, rule)
         other = "GFX12 (rdna4)" if page == "GFX12" else page
         assert RowMatcher(docs, (page,), False, 12, bucket=other).check(fix.example)[0] == MISMATCH
     status, reason, _ = m.check(fix.example)
-    assert status == DERIVED and rule in m.last_evidence, (status, reason)
+    assert status in ((DERIVED, OTHER_PAGE) if extends else (DERIVED,)) and rule in m.last_evidence, (status, reason)
+
+
+# Rules that extend rows a page lists (gfx1250's flat SADDR, VOPD3 sources, GFX950 rows on a gfx12 target) rather
+# than derive rows no page lists: the page's row refuses the example without them.
+ROW_EXTENSIONS = ("flat row with an sgpr base", "vopd3 sources", "gfx9 row on a gfx12 target")
 
 
 @pytest.mark.parametrize("name", sorted(MODIFIER_EVIDENCE))
@@ -221,10 +228,16 @@ def test_modifier_evidence_adds_only_what_the_tests_write(docs, sources, name):
     assert fix.example in check or _line(sources, file, int(line) - 1) == fix.example
     mnemonic = fix.example.split()[0]
     family = fix.families[0]
-    (row,) = [r for r in lookup(docs, [family], mnemonic) if r.section.startswith(fix.section)]
+    page = family.split(" (")[0]   # a family bucket ('GFX12 (cdna5)': gfx1250 on GFX12's page) or a page
+    rows = [r for r in lookup(docs, [page], mnemonic) if r.section.startswith(fix.section)]
+    if not rows:   # a row no page lists (gfx1250's WMMA shapes): the listed row a ROW_EVIDENCE rule derives it from
+        ruled = rule_source(mnemonic, {page, family})
+        rows = [r for r in lookup(docs, [page], ruled[1]) if r.section.startswith(fix.section)] if ruled else []
+    (row,) = rows
     assert not {o.name for o in row.operands} & set(fix.modifiers), "the page lists them: no entry needed"
     assert not set(fix.type_tags(mnemonic)) - {o.name for o in row.operands}, "it sizes an operand the row lacks"
-    m = RowMatcher(docs, (family,), not family.startswith(("GFX10", "GFX11", "GFX12")), 12)
+    m = RowMatcher(docs, (page,), not family.startswith(("GFX10", "GFX11", "GFX12")), 12,
+                   bucket=family if family != page else "")
     status, reason, _ = m.check(fix.example)
     assert status in (EVIDENCE, DERIVED) and name in m.last_evidence, (status, reason)
     if fix.types:   # the width the entry gives is the only one it takes (the row's own 1 dword is refused)
@@ -409,6 +422,65 @@ def test_atomics_without_return_leave_vdst_out(docs, sources):
         assert m.check("flat_atomic_add_f32 v1, v[0:1], v2 offset:-64 th:TH_ATOMIC_RETURN")[0] == PAGE
         assert m.check("flat_atomic_add_f32 v[0:1], v[2:3] offset:-64")[0] == MISMATCH
         assert m.check("global_load_b32 v[2:3], off")[0] == MISMATCH
+
+
+def test_gfx1250_flat_vopd3_and_borrowed_rows(docs, sources):
+    """gfx1250 rules with their manual lines: FLAT takes SADDR (Table 114's fields are FLAT's, GLOBAL's and SCRATCH's),
+    VOPD3 has NEGX / NEGY and cndmask selects by any SGPR, SCALE_OFFSET [48]; a GFX950 row borrowed for gfx1250 takes
+    null, a literal and omod as GFX12's VOP3 rows do. GFX12's own page (rdna4) takes none of them."""
+    manual = (sources / "amd-isa-manuals/cdna5/README.md").read_text(encoding="utf-8").splitlines()
+    assert manual[7215].startswith("Table 114. FLAT, GLOBAL and SCRATCH Fields")
+    assert manual[7219].startswith("| SADDR ") and manual[7224].startswith("| SCALE_OFFSET | [48]")
+    assert "arbitrary SGPR as the select" in manual[3176]
+    assert [m for m in manual[6900:6920] if m.startswith(("| NEGX ", "| NEGY "))]
+    for rule in ("flat row with an sgpr base", "vopd3 sources", "gfx9 row on a gfx12 target"):
+        fix = ROW_EVIDENCE[rule]
+        file, line = fix.evidence.rsplit(":", 1)
+        assert fix.example in _line(sources, file, int(line)), rule
+    cdna5 = RowMatcher(docs, ("GFX12",), False, 12, bucket="GFX12 (cdna5)")
+    rdna4 = RowMatcher(docs, ("GFX12",), False, 12, bucket="GFX12 (rdna4)")
+    for text in ("flat_atomic_add_f32 v2, v3, s[2:3] offset:64",
+                 "v_dual_cndmask_b32 v255, v4, v2, s96 :: v_dual_add_f32 v7, v1, v3",
+                 "v_dual_fmac_f32 v0, v1, -v2 :: v_dual_fmac_f32 v5, -v6, v7"):
+        assert cdna5.check(text)[0] == DERIVED, text
+        assert rdna4.check(text)[0] == MISMATCH, text
+    for text in ("global_load_b32 v5, v1, s[2:3] offset:32 scale_offset", "v_prng_b32_e32 v5, null",
+                 "v_cvt_pk_bf16_f32 v5, 0.5, m0 mul:2", "v_bitop3_b32 v5, vcc_hi, 0xaf123456, v255 bitop3:0x3f"):
+        assert cdna5.check(text)[0] != MISMATCH, text
+    assert rdna4.check("global_load_b32 v5, v1, s[2:3] offset:32 scale_offset")[0] == MISMATCH
+    assert cdna5.check("flat_load_b32 v1, v2")[0] == MISMATCH   # a 32-bit address needs the SGPR base
+    assert cdna5.check("v_dual_cndmask_b32 v255, v4, v2, v96 :: v_dual_add_f32 v7, v1, v3")[0] == MISMATCH
+
+
+def test_wide_twins_take_the_tablegen_widths(docs, sources):
+    """Each WIDE_TWINS entry: LLVM's TableGen line defines the mnemonic with a profile whose types are twice the
+    32-bit twin's register widths (v2f64 / v2i64: 4 dwords, v2i32: 2; MADAK/MADMK_F64: 2); the doubled row parses
+    LLVM's check line and refuses the 32-bit widths."""
+    types = {}
+    for text in (sources / "llvm-project-23.1.1/llvm/lib/Target/AMDGPU/SIInstrInfo.td").read_text().splitlines():
+        if m := re.match(r"^def (VOP_\w+)\s*: VOPProfile <\[([^\]]*)\]>", text):
+            types[m.group(1)] = [t.strip() for t in m.group(2).split(",")]
+    bits = {"v2f64": 128, "v2i64": 128, "v2i32": 64, "f64": 64, "untyped": 0}
+    profiles = {"V_PK_VOP2_F64_Profile": "VOP_V2F64_V2F64_V2F64", "V_PK_VOP3_F64_Profile": "VOP_V2F64_V2F64_V2F64_V2F64",
+                "V_PK_VOP2_I64_Profile": "VOP_V2I64_V2I64_V2I64", "V_PK_LSHL_ADD_U64_Profile": "VOP_V2I64_V2I64_V2I32_V2I64",
+                "VOP_MADAK_F64": None, "VOP_MADMK_F64": None}
+    m = RowMatcher(docs, ("GFX12",), False, 12, bucket="GFX12 (cdna5)")
+    for new, (_twin, cite) in WIDE_TWINS.items():
+        file, line = cite.rsplit(":", 1)
+        text = _line(sources, file, int(line))
+        assert f'"{new}"' in text, (new, text)
+        profile = next(p for p in profiles if p in text)
+        row = next(r for k, r in m.derived(new))
+        regs = [o.dwords for o in row.operands if o.role in ("dst", "src") and "v" in o.accepts]
+        # v_fmaak_f64 / v_fmamk_f64 (MADAK / MADMK_F64): an f64 result and sources, the constant a literal
+        want = [bits[t] // 32 for t in types[profiles[profile]] if t != "untyped"] if profiles[profile] else [2, 2, 2]
+        assert regs == want, (new, regs, want)
+    assert m.check("v_pk_add_f64 v[4:7], v[8:11], v[12:15]")[0] == DERIVED
+    assert m.check("v_pk_add_f64 v[4:5], v[8:9], v[12:13]")[0] == MISMATCH
+    fix = ROW_EVIDENCE["64-bit twin of the 32-bit row"]
+    file, line = fix.evidence.rsplit(":", 1)
+    assert _line(sources, file, int(line)).startswith(f"// GFX1250: {fix.example} ; encoding:")
+    assert m.check(fix.example)[0] == DERIVED
 
 
 def test_derived_rows_keep_the_plain_rows_limits(docs, sources):

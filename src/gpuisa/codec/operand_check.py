@@ -47,6 +47,7 @@ from gpuisa.model_llvm import McExample
 from gpuisa.model_syntax import KIND_NAMES, SyntaxDocs
 from gpuisa.sources.llvm_syntax_docs import (
     FLAT_SADDR,
+    GFX9_ROW_ON_GFX12,
     LOAD_SCALE_ROW,
     MODIFIER_EVIDENCE,
     OLDER_ROWS,
@@ -54,6 +55,8 @@ from gpuisa.sources.llvm_syntax_docs import (
     RENAMED_ROW,
     ROW_EVIDENCE,
     UNNAMED_TARGETS,
+    VOPD3_SOURCES,
+    WIDE_TWIN,
     atomic_return_optional,
     derived_row,
     families_for_target,
@@ -280,6 +283,7 @@ class RowMatcher:
         self.true16 = False
         self.modifiers: dict[str, str] = {}  # the example's modifiers (name -> value): dmask, d16, tfe
         self.mnemonic = ""                   # the row being matched
+        self.vopd_tried: list[Row] = []      # the VOPD rows the example's half was matched against
         self.used: set[str] = set()          # OPERAND_EVIDENCE labels the row being matched relied on
         self.last_evidence: frozenset[str] = frozenset()   # those of the last check() that parsed
 
@@ -287,9 +291,25 @@ class RowMatcher:
     def fallback(self) -> dict[str, Row]:
         if self._fallback is None:
             # a borrowed row takes the modifiers LLVM's tests add to it, as on its own page
-            self._fallback = {k: self._shaped(with_modifier_evidence(r, self.serves))
+            self._fallback = {k: self._shaped(self.gfx12_use(with_modifier_evidence(r, self.serves)))
                               for k, r in fallback_rows(self.docs, self.chain, self.wave64, self.rows_of).items()}
         return self._fallback
+
+    def gfx12_use(self, row: Row) -> Row:
+        """A GFX9-family page's VOP row borrowed for a gfx12-generation bucket (GFX9_ROW_ON_GFX12): sources
+        taking SGPRs also take null and a literal, VOP3 rows clamp and omod; the row unchanged elsewhere."""
+        page = row.source.rpartition(" (")[2].split(" ")[0]
+        section = row.section.split()[0]
+        if not page.startswith("GFX9") or section not in ("VOP1", "VOP2", "VOP3", "VOP3P", "VOPC") or \
+                not self.serves & set(ROW_EVIDENCE[GFX9_ROW_ON_GFX12].families):
+            return row
+        ops = [replace(o, accepts=(*o.accepts, *added), evidence=o.evidence or GFX9_ROW_ON_GFX12)
+               if o.role == "src" and "s" in o.accepts and
+               (added := tuple(k for k in ("null", "literal") if k not in o.accepts)) else o for o in row.operands]
+        if section == "VOP3":
+            ops += [Operand(m, "modifier", (), 1, "", False, True, "", GFX9_ROW_ON_GFX12)
+                    for m in ("clamp", "omod") if not any(o.name == m for o in ops)]
+        return replace(row, operands=tuple(ops))
 
     def _shaped(self, row: Row) -> Row:
         """A gfx12+ WMMA / SWMMAC row with the codec's matrix operand sizes and modifiers (tables.matrix_dwords,
@@ -329,6 +349,8 @@ class RowMatcher:
             return [(ruled[0], derived_row(ruled[0], row, mnemonic))] if row else []
         if ruled:   # BF16_TWIN: every row of the f16 instruction (derived DPP rows too)
             rows = self.candidates(self.rows, ruled[1]) or [r for _, r in self.derived(ruled[1])]
+            if ruled[0] == WIDE_TWIN:   # a borrowed 32-bit twin (GFX950's v_pk_add_f32), its VGPR operands doubled
+                rows = [_wide(r) for r in rows or self.candidates(self.fallback, ruled[1])]
             if rows:
                 # a matrix row takes the new shape's register sizes (MATRIX_TWINS)
                 return [(ruled[0], self._shaped(replace(r, mnemonic=mnemonic))) for r in rows]
@@ -401,6 +423,15 @@ class RowMatcher:
         self.last_evidence = frozenset(relied)
         return (EVIDENCE if relied and status == PAGE else status), "", ""
 
+    def vopd3_row(self, row: Row) -> Row | None:
+        """A VOPD half as gfx1250's VOPD3 encoding takes it (VOPD3_SOURCES): sources with neg, v_dual_cndmask_b32's
+        select any SGPR as well as VCC; None where the rule does not serve the bucket or the row is no VOPD half."""
+        if not row.section.startswith("VOPD") or not self.serves & set(ROW_EVIDENCE[VOPD3_SOURCES].families):
+            return None
+        ops = tuple(replace(o, accepts=(*o.accepts, "s"), optional=False) if o.name == "vcc" and o.role == "src"
+                    else replace(o, modifiers=True) if o.role == "src" else o for o in row.operands)
+        return replace(row, operands=ops) if ops != row.operands else None
+
     def _check_one(self, text: str, vopdy: bool, true16: bool) -> tuple[str, str, str]:
         parts = text.split(None, 1)
         mnemonic = parts[0].lower()
@@ -413,6 +444,8 @@ class RowMatcher:
         for status in (PAGE, OTHER_PAGE, DERIVED):
             if status == DERIVED:   # no page lists the form: a ROW_EVIDENCE rule derives it
                 cands = ([] if listed_any else self.derived(mnemonic)) + self.flat_with_sgpr_base(mnemonic)
+                # the VOPD3 form of each VOPD row tried (and refused) above
+                cands += [(VOPD3_SOURCES, r3) for r in self.vopd_tried if (r3 := self.vopd3_row(r)) is not None]
             else:
                 rows = self.rows if status == PAGE else self.fallback
                 # the VOPDY table lists the Y-only opcodes; every VOPDX opcode may be the Y half too
@@ -423,6 +456,8 @@ class RowMatcher:
                               and r.mnemonic + "~dpp8" not in self.rows
                               and not r.section.endswith("(derived from the e32 row)")]
                 cands = [("", r) for r in listed]
+                self.vopd_tried = [r for r in listed if r.section.startswith("VOPD")] + \
+                    (self.vopd_tried if status == OTHER_PAGE else [])
                 # derived only where the page itself lists no row for the form; a row borrowed from
                 # another page that refuses it (GFX950's GFX9-style DPP row of v_cvt_f32_fp8) does not stop it
                 # a DPP example against plain rows only (v_minimum_f32 ... dpp8:[..]) still needs its DPP row
@@ -559,6 +594,10 @@ class RowMatcher:
                 return replace(op, dwords=_dwords_of(page.size_bits, page.size_text, (), self.wave64), type_tag="",
                                evidence="")
             return replace(op, modifiers=False, evidence="")
+        if op.evidence == GFX9_ROW_ON_GFX12:   # the GFX9-family page's kinds, without GFX12's null and literal
+            page = self.docs.pages.get(op.page)
+            return replace(op, accepts=page.accepts if page else tuple(
+                k for k in op.accepts if k not in ("null", "literal")), evidence="")
         page = self.docs.pages.get(op.evidence)
         if page is None:
             return replace(op, accepts=(), evidence="")
@@ -688,7 +727,7 @@ class RowMatcher:
         hits = [o for o in row_mods if o.name in wants]
         if not hits:
             raise _Refusal(depth, f"modifier {word!r} is not in the row's modifiers ({', '.join(sorted(allowed)) or 'none'})")
-        if all(o.evidence in MODIFIER_EVIDENCE for o in hits):   # only LLVM's tests list it for this row
+        if all(o.evidence in MODIFIER_EVIDENCE or o.evidence in ROW_EVIDENCE for o in hits):   # only LLVM's tests list it
             self.used.add(hits[0].evidence)
 
     def _offset_range(self, row: Row, names: list[str], value: str, word: str, depth: int) -> None:
@@ -707,6 +746,12 @@ class RowMatcher:
             fits.append(lo <= v <= hi)
         if not any(fits):
             raise _Refusal(depth, f"{word}: outside the range of {'/'.join(names)}")
+
+
+def _wide(row: Row) -> Row:
+    """The row with every VGPR operand twice as wide (WIDE_TWINS: the 64-bit twin of a 32-bit row)."""
+    return replace(row, operands=tuple(replace(o, dwords=o.dwords * 2) if o.role in ("dst", "src") and "v" in o.accepts
+                                       else o for o in row.operands))
 
 
 def _has_dpp(row: Row) -> bool:

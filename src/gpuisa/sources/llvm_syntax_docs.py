@@ -340,13 +340,29 @@ SAME_SHAPE_GFX1250: dict[str, tuple[str, int]] = {
     "global_load_monitor_b128": ("global_load_b128", 7321),
     "global_load_tr4_b64": ("global_load_b64", 7322), "global_load_tr6_b96": ("global_load_b96", 7323),
 }
+_TD = "llvm-project-23.1.1/llvm/lib/Target/AMDGPU"
+# gfx1250 / gfx1251 64-bit instructions no page lists whose operands are the 32-bit twin's with every VGPR operand twice
+# as wide: new mnemonic -> (listed twin, where the width is stated: LLVM's TableGen definition with its profile's
+# types, or the cdna5 manual's description). ROW_EVIDENCE "64-bit twin of the 32-bit row".
+WIDE_TWINS: dict[str, tuple[str, str]] = {
+    "v_pk_add_f64": ("v_pk_add_f32", f"{_TD}/VOP3PInstructions.td:1468"),
+    "v_pk_mul_f64": ("v_pk_mul_f32", f"{_TD}/VOP3PInstructions.td:1467"),
+    "v_pk_fma_f64": ("v_pk_fma_f32", f"{_TD}/VOP3PInstructions.td:1466"),
+    "v_pk_max_num_f64": ("v_pk_add_f32", f"{_TD}/VOP3PInstructions.td:186"),
+    "v_pk_min_num_f64": ("v_pk_add_f32", f"{_TD}/VOP3PInstructions.td:187"),
+    "v_pk_add_nc_u64": ("v_pk_add_f32", f"{_TD}/VOP3PInstructions.td:191"),
+    "v_pk_sub_nc_u64": ("v_pk_add_f32", f"{_TD}/VOP3PInstructions.td:207"),
+    "v_pk_lshl_add_u64": ("v_lshl_add_u64", f"{_TD}/VOP3PInstructions.td:208"),
+    "v_fmaak_f64": ("v_fmaak_f32", f"{_TD}/VOP2Instructions.td:1358"),
+    "v_fmamk_f64": ("v_fmamk_f32", f"{_TD}/VOP2Instructions.td:1355"),
+}
 # gfx1250 WMMA / SWMMAC instructions no page lists -> the GFX12-listed row whose operand list they take (their
 # register sizes follow the shape in the mnemonic: cdna5 manual Table 43, line 3405). Only the shapes that
 # table lists (MATRIX_TABLE_LINE); the scaled f8f6f4 forms take matrix_a_fmt / matrix_b_fmt sizes and are not covered.
 MATRIX_TWINS: dict[str, str] = {"v_wmma": "v_wmma_f32_16x16x16_f16", "v_swmmac": "v_swmmac_f32_16x16x32_f16"}
 MATRIX_TABLE_LINE = 3405
 # The Table 43 shapes GFX12's page does not have (its rows are 16x16x16, and 16x16x32 / x64 for iu4 and SWMMAC).
-_MATRIX_MNEMONIC = re.compile(r"^(v_wmma)_[a-z0-9]+_(?:16x16x4_f32|16x16x32_b?f16|16x16x64_(?:iu8|[bf][fp]8_[bf][fp]8)|"
+_MATRIX_MNEMONIC = re.compile(r"^(v_wmma)_[a-z0-9]+_(?:16x16x4_f(?:32|64)|16x16x32_b?f16|16x16x64_(?:iu8|[bf][fp]8_[bf][fp]8)|"
                               r"16x16x128_[bf][fp]8_[bf][fp]8|32x16x128_f4)$|"
                               r"^(v_swmmac)_[a-z0-9]+_(?:16x16x64_b?f16|16x16x128_(?:iu8|[bf][fp]8_[bf][fp]8))$")
 ROW_EVIDENCE: dict[str, RowEvidence] = {
@@ -406,6 +422,28 @@ ROW_EVIDENCE: dict[str, RowEvidence] = {
         "32-bit VGPR offset and an SGPR pair, the operand list of the global row of the same operation",
         Provenance(SOURCE, _GFX12_PAGE, 681, "global_atomic_add_f32"),
         f"{_MC}/gfx1250_asm_vflat.s:3622", "flat_atomic_add_f32 v2, v3, s[2:3] offset:64"),
+    "vopd3 sources": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "gfx1250's VOPD3 encoding negates each half's sources (NEGX / NEGY [43:41] / [46:44]: cdna5 manual Table 102, "
+        "line 6912) and lets v_dual_cndmask_b32 select by any SGPR ('supports VCC or an arbitrary SGPR as the "
+        "select', line 3177); GFX12's VOPDX / VOPDY rows take neither, and gfx1250's tests write both",
+        Provenance(SOURCE, _GFX12_PAGE, 1359, "v_dual_cndmask_b32"),
+        f"{_MC}/gfx1250_asm_vopd3.s:18906", "v_dual_cndmask_b32 v255, v4, v2, s96 :: v_dual_add_f32 v7, v1, v3"),
+    "64-bit twin of the 32-bit row": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "gfx1250 / gfx1251 add 64-bit forms no page lists (v_pk_add_f64, v_pk_add_nc_u64, v_fmaak_f64 ...); each takes "
+        "its 32-bit twin's row with every VGPR operand twice as wide, the widths LLVM's TableGen profiles give them "
+        "(VOP_V2F64_V2F64_V2F64: 128-bit sources and result; WIDE_TWINS), as gfx1250's tests write them",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX950.rst", 1403, "v_pk_add_f32"),
+        f"{_MC}/gfx1250_asm_vop2.s:595", "v_fmaak_f64 v[6:7], v[4:5], v[8:9], 0x405ec000"),
+    "gfx9 row on a gfx12 target": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "gfx1250 instructions only the GFX9-family pages list (v_prng_b32, v_bitop3_b32, v_cvt_pk_bf16_f32 from "
+        "GFX950) take the GFX12 encodings' source kinds and VOP3 modifiers: sources accept null and a literal (GFX12's "
+        "VOP3 source pages list both: v_fma_f32's src1, gfx12_src1_7987e4), VOP3 rows clamp and omod (GFX12 VOP3 "
+        "fields CLAMP and OMOD), as gfx1250's tests write them",
+        Provenance(SOURCE, _GFX12_PAGE, 1010, "v_fma_f32"),
+        f"{_MC}/gfx1250_asm_vop1.s:206", "v_prng_b32_e32 v5, null"),
     "sdwa row of an integer vop2": RowEvidence(
         ("GFX90a", "GFX908", "GFX940", "GFX950"),
         "no page lists v_pk_fmac_f16_sdwa; LLVM's gfx908-gfx950 tests assemble it with a VOP2 SDWA operand list whose "
@@ -545,8 +583,8 @@ MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
         f"{_MC}/gfx1250_asm_vflat.s:2858", "global_load_b32 v5, v1, s[2:3] offset:32 scale_offset"),
     "gfx1250 smem scale_offset": ModifierEvidence(
         ("GFX12 (cdna5)",), "SMEM", r"^s_(buffer_)?load_", ("scale_offset",),
-        "gfx1250's scalar loads scale the offset register by the data size (scale_offset); GFX12's SMEM rows list "
-        "no modifier for it and gfx1250's tests write it",
+        "gfx1250's scalar loads scale the offset register by the data size (SMEM SCALE_OFFSET [56]: cdna5 manual "
+        "line 6098); GFX12's SMEM rows list no modifier for it and gfx1250's tests write it",
         Provenance(SOURCE, _GFX12_PAGE, 57, "s_load_b32"),
         f"{_MC}/gfx1250_asm_smem.s:75", "s_load_b32 s4, s[2:3], s5 offset:0x20 scale_offset"),
     "gfx1250 matrix reuse": ModifierEvidence(
@@ -709,6 +747,9 @@ SDWA_TWIN = "sdwa row of an integer vop2"
 LOAD_SCALE_ROW = "load-scale half of the scale mfma row"
 MATRIX_TWIN = "matrix row of another shape"
 FLAT_SADDR = "flat row with an sgpr base"
+VOPD3_SOURCES = "vopd3 sources"
+GFX9_ROW_ON_GFX12 = "gfx9 row on a gfx12 target"
+WIDE_TWIN = "64-bit twin of the 32-bit row"
 _FORM_SUFFIXES = ("_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa", "")
 
 
@@ -728,6 +769,11 @@ def rule_source(mnemonic: str, serves: Iterable[str]) -> tuple[str, str, str] | 
             stem = mnemonic.removesuffix(suffix) if suffix else mnemonic
             if stem in SAME_SHAPE_GFX1250 and (not suffix or mnemonic.endswith(suffix)):
                 return SAME_SHAPE, SAME_SHAPE_GFX1250[stem][0] + suffix, ""
+    if serves & set(ROW_EVIDENCE[WIDE_TWIN].families):
+        for suffix in _FORM_SUFFIXES:
+            stem = mnemonic.removesuffix(suffix) if suffix else mnemonic
+            if stem in WIDE_TWINS and (not suffix or mnemonic.endswith(suffix)):
+                return WIDE_TWIN, WIDE_TWINS[stem][0] + suffix, ""
     if (m := _MATRIX_MNEMONIC.match(mnemonic)) and serves & set(ROW_EVIDENCE[MATRIX_TWIN].families):
         return MATRIX_TWIN, MATRIX_TWINS[m.group(1) or m.group(2)], ""
     if "_bf16" in mnemonic and serves & set(ROW_EVIDENCE[BF16_TWIN].families):
