@@ -32,11 +32,14 @@ from gpuisa.sources.llvm_syntax_docs import (
     MODIFIER_EVIDENCE,
     OLDER_ROWS,
     OPERAND_EVIDENCE,
+    PACKED_CONVERSION,
     RENAMED_IN_GFX12,
+    RENAMED_IN_GFX1250,
     ROW_EVIDENCE,
     SAME_SHAPE_GFX1250,
     WIDE_TWINS,
     lookup,
+    packed_conversion_dwords,
     read_syntax_docs,
     rule_source,
 )
@@ -481,6 +484,49 @@ def test_wide_twins_take_the_tablegen_widths(docs, sources):
     file, line = fix.evidence.rsplit(":", 1)
     assert _line(sources, file, int(line)).startswith(f"// GFX1250: {fix.example} ; encoding:")
     assert m.check(fix.example)[0] == DERIVED
+
+
+@pytest.mark.parametrize("new", sorted(RENAMED_IN_GFX1250))
+def test_gfx1250_renames_assemble_the_gfx12_spelling(docs, sources, new):
+    """LLVM's gfx1250 test assembles GFX12's spelling (the input line above the cited check line) and prints the new
+    name; GFX12's page lists the old name only, and the new one parses for gfx1250 with its row."""
+    old, cite = RENAMED_IN_GFX1250[new]
+    file, line = cite.rsplit(":", 1)
+    given, check = _line(sources, file, int(line) - 1), _line(sources, file, int(line))
+    assert given.split()[0] == old and check.startswith(f"// GFX1250: {new} ")
+    assert " ".join(given.split()[1:]) in check
+    assert lookup(docs, ["GFX12"], old) and not lookup(docs, list(docs.families), new)
+    m = RowMatcher(docs, ("GFX12",), False, 12, bucket="GFX12 (cdna5)")
+    assert [row for rule, row in m.derived(new) if rule == "gfx1250 name of a gfx12 row"]
+    # the register form parses (s_swap_pc_i64's check line writes an inline constant GFX12's ssrc0 page lacks)
+    assert m.check(f"{new} s[2:3]" + (", s[4:5]" if new == "s_swap_pc_i64" else ", 4660" if "call" in new else ""))[0] \
+        == DERIVED
+
+
+def test_packed_conversions_take_the_manuals_widths(docs, sources):
+    """Every packed scaled conversion gfx1250's tests write: the cdna5 manual's pseudocode declares the result
+    (`declare tmp : 128'B`) and reads the packed source in (K + 1) passes of W bits (`for pass in 0 : 7`,
+    `sOffset = pass * 8`); packed_conversion_dwords gives those widths, and the derived row parses the check line."""
+    text = (sources / "amd-isa-manuals/cdna5/README.md").read_text(encoding="utf-8")
+    corpus = (sources / MC / "gfx1250_asm_vop3.s").read_text().splitlines()
+    names = sorted({t.split()[0] for t in corpus if PACKED_CONVERSION.match(t.split()[0] if t.strip() else "")})
+    assert len(names) >= 40
+    m = RowMatcher(docs, ("GFX12",), False, 12, bucket="GFX12 (cdna5)")
+    checked = 0
+    for name in names:
+        title = "#### **" + name.upper().replace("_", "\\_") + " "
+        at = text.find(title)
+        body = text[at:text.find("\n#### **V\\_", at + len(title))] if at >= 0 else ""   # to the next instruction
+        if "declare tmp" not in body:   # a manual entry without pseudocode (V_CVT_SCALE_PK16_BF16_BF6) or none
+            continue
+        checked += 1
+        result = int(re.search(r"declare tmp : (\d+)'B", body).group(1))
+        passes = int(re.search(r"for pass in 0 : (\d+) do", body).group(1)) + 1
+        width = int(re.search(r"sOffset = pass \* (\d+);", body).group(1))
+        assert packed_conversion_dwords(name) == {"vdst": -(-result // 32), "src0": -(-passes * width // 32)}, name
+        check = next(t for t in corpus if t.startswith(f"// GFX1250: {name} v"))
+        assert m.check(check.split(":", 1)[1].split(";")[0].strip())[0] == DERIVED, name
+    assert checked >= 36, checked
 
 
 def test_derived_rows_keep_the_plain_rows_limits(docs, sources):

@@ -16,6 +16,7 @@ from gpuisa.model_syntax import SyntaxDocs, SyntaxInstruction, SyntaxOperand
 from gpuisa.sources.llvm_syntax_docs import (
     MATRIX_TWIN,
     OLDER_ROWS,
+    PACKED_CVT,
     ROW_EVIDENCE,
     WIDE_TWIN,
     OperandEvidence,
@@ -256,7 +257,8 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
         for name in names:
             ruled = rule_source(name.lower(), serves)
             for _ in range(3):   # rules chain: v_tanh_bf16 -> v_tanh_f16 (bf16 twin) -> v_sqrt_f16 (same shape)
-                if ruled is None or ruled[0] in (MATRIX_TWIN, WIDE_TWIN):   # the twin's page sizes are another shape's
+                # the twin's page sizes are another shape's (the checker sizes these rows)
+                if ruled is None or ruled[0] in (MATRIX_TWIN, WIDE_TWIN, PACKED_CVT):
                     break
                 rows = find_rows(docs, (ruled[2],) if ruled[2] else families, [ruled[1]])
                 if rows:

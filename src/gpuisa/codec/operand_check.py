@@ -52,6 +52,7 @@ from gpuisa.sources.llvm_syntax_docs import (
     MODIFIER_EVIDENCE,
     OLDER_ROWS,
     OPERAND_EVIDENCE,
+    PACKED_CVT,
     RENAMED_ROW,
     ROW_EVIDENCE,
     UNNAMED_TARGETS,
@@ -62,6 +63,7 @@ from gpuisa.sources.llvm_syntax_docs import (
     families_for_target,
     modifier_entries,
     older_row,
+    packed_conversion_dwords,
     rule_source,
     type_tag_bits,
 )
@@ -311,6 +313,12 @@ class RowMatcher:
                     for m in ("clamp", "omod") if not any(o.name == m for o in ops)]
         return replace(row, operands=tuple(ops))
 
+    def promotes(self, row: Row) -> bool:
+        """Whether the e64 form derived from a borrowed GFX9-family e32 row holds for the bucket (GFX9_ROW_ON_GFX12:
+        gfx1250's VOP1 instructions have VOP3 forms, the cdna5 manual's VOP3 table lists them: V_PRNG_B32 459)."""
+        return row.source.rpartition(" (")[2].startswith("GFX9") and \
+            bool(self.serves & set(ROW_EVIDENCE[GFX9_ROW_ON_GFX12].families))
+
     def _shaped(self, row: Row) -> Row:
         """A gfx12+ WMMA / SWMMAC row with the codec's matrix operand sizes and modifiers (tables.matrix_dwords,
         MATRIX_MODIFIERS: GFX12's page gives f16 results 8 dwords where LLVM's tests pack them in 4)."""
@@ -349,8 +357,14 @@ class RowMatcher:
             return [(ruled[0], derived_row(ruled[0], row, mnemonic))] if row else []
         if ruled:   # BF16_TWIN: every row of the f16 instruction (derived DPP rows too)
             rows = self.candidates(self.rows, ruled[1]) or [r for _, r in self.derived(ruled[1])]
+            rows = rows or self.candidates(self.fallback, ruled[1])   # a twin only another page lists (GFX950)
             if ruled[0] == WIDE_TWIN:   # a borrowed 32-bit twin (GFX950's v_pk_add_f32), its VGPR operands doubled
-                rows = [_wide(r) for r in rows or self.candidates(self.fallback, ruled[1])]
+                rows = [_wide(r) for r in rows]
+            elif ruled[0] == PACKED_CVT:   # sized by the mnemonic, the scale byte selected by scale_sel
+                sizes = packed_conversion_dwords(mnemonic.removesuffix("_e64"))
+                rows = [replace(r, operands=(*(replace(o, dwords=sizes.get(o.name, o.dwords)) for o in r.operands),
+                                             Operand("scale_sel", "modifier", (), 1, "", False, True, "", PACKED_CVT)))
+                        for r in rows]
             if rows:
                 # a matrix row takes the new shape's register sizes (MATRIX_TWINS)
                 return [(ruled[0], self._shaped(replace(r, mnemonic=mnemonic))) for r in rows]
@@ -454,7 +468,7 @@ class RowMatcher:
                 if status == OTHER_PAGE:   # only variants the page has no row for (GFX12 lists no DPP rows)
                     listed = [r for r in listed if r.mnemonic not in self.rows
                               and r.mnemonic + "~dpp8" not in self.rows
-                              and not r.section.endswith("(derived from the e32 row)")]
+                              and (not r.section.endswith("(derived from the e32 row)") or self.promotes(r))]
                 cands = [("", r) for r in listed]
                 self.vopd_tried = [r for r in listed if r.section.startswith("VOPD")] + \
                     (self.vopd_tried if status == OTHER_PAGE else [])
@@ -526,8 +540,10 @@ class RowMatcher:
         try:
             self._match_operands(row, row_ops, toks, 0, 0)
         except _Refusal as first:
-            # an atomic without return leaves vdst out (ATOMIC_RETURN_OPTIONAL, as the assembler reads it)
-            if not (row_ops and atomic_return_optional(row.mnemonic, row_ops[0].name) and len(toks) < len(row_ops)):
+            # an atomic without return leaves vdst out (ATOMIC_RETURN_OPTIONAL, as the assembler reads it): GFX12's
+            # rows (GFX950's are read as GFX940's, whose vdst is :opt: OLDER_ROWS)
+            if not (row_ops and atomic_return_optional(row.mnemonic, row_ops[0].name) and len(toks) < len(row_ops)
+                    and row.source.rpartition(" (")[2].startswith("GFX12 ")):
                 raise
             try:
                 self._match_operands(row, row_ops[1:], toks, 0, 0)

@@ -289,6 +289,15 @@ RENAMED_IN_GFX12: dict[str, tuple[str, str, str]] = {
     "s_max_f16": ("s_max_num_f16", f"{_DASM}/gfx1150_dasm_salu_float.txt:1985", f"{_MC}/gfx12_asm_sop2.s:969"),
     "s_min_f16": ("s_min_num_f16", f"{_DASM}/gfx1150_dasm_salu_float.txt:2084", f"{_MC}/gfx12_asm_sop2.s:1017"),
 }
+# gfx1250's names for GFX12's program-counter instructions: new mnemonic -> (GFX12's mnemonic, the gfx1250 check line
+# where LLVM assembles the GFX12 spelling and prints the new one with the same encoding).
+RENAMED_IN_GFX1250: dict[str, tuple[str, str]] = {
+    "s_get_pc_i64": ("s_getpc_b64", f"{_MC}/gfx1250_asm_sop1.s:27"),
+    "s_set_pc_i64": ("s_setpc_b64", f"{_MC}/gfx1250_asm_sop1.s:34"),
+    "s_swap_pc_i64": ("s_swappc_b64", f"{_MC}/gfx1250_asm_sop1.s:41"),
+    "s_rfe_i64": ("s_rfe_b64", f"{_MC}/gfx1250_asm_sop1.s:48"),
+    "s_call_i64": ("s_call_b64", f"{_MC}/gfx1250_asm_sopk.s:9"),
+}
 # SDWA forms no page lists -> the listed SDWA row whose operand list LLVM's tests write for them
 # (ROW_EVIDENCE "sdwa row of an integer vop2").
 SDWA_TWINS: dict[str, str] = {"v_pk_fmac_f16_sdwa": "v_add_u16_sdwa"}
@@ -356,6 +365,24 @@ WIDE_TWINS: dict[str, tuple[str, str]] = {
     "v_fmaak_f64": ("v_fmaak_f32", f"{_TD}/VOP2Instructions.td:1358"),
     "v_fmamk_f64": ("v_fmamk_f32", f"{_TD}/VOP2Instructions.td:1355"),
 }
+# gfx1250's packed scaled conversions no page lists (v_cvt_scale_pk8_f16_fp8, v_cvt_scalef32_sr_pk8_fp8_bf16 ...): the
+# operand list of GFX950's scaled conversion with as many sources (PACKED_TWINS), the result and the packed source
+# sized by the element count and types in the mnemonic (cdna5 manual pseudocode: V_CVT_SCALE_PK8_F16_FP8 writes
+# D0[127 : 0] from 8 fp8 bytes of S0), and scale_sel (OPSEL[2:0], the scale byte: same pseudocode).
+PACKED_CONVERSION = re.compile(r"^v_cvt_scale(?:f32)?_(sr_)?pk(8|16)_([a-z0-9]+)_([a-z0-9]+)$")
+PACKED_TWINS: dict[bool, str] = {False: "v_cvt_scalef32_pk32_f32_fp6", True: "v_cvt_scalef32_sr_pk32_fp6_f32"}
+CONVERSION_BITS: dict[str, int] = {"f32": 32, "f16": 16, "bf16": 16, "fp8": 8, "bf8": 8, "fp6": 6, "bf6": 6, "fp4": 4}
+
+
+def packed_conversion_dwords(mnemonic: str) -> dict[str, int]:
+    """Register dwords of a packed scaled conversion's result and packed source, by its mnemonic ({} for others)."""
+    m = PACKED_CONVERSION.match(mnemonic)
+    if m is None or m.group(3) not in CONVERSION_BITS or m.group(4) not in CONVERSION_BITS:
+        return {}
+    n = int(m.group(2))
+    return {"vdst": -(-n * CONVERSION_BITS[m.group(3)] // 32), "src0": -(-n * CONVERSION_BITS[m.group(4)] // 32)}
+
+
 # gfx1250 WMMA / SWMMAC instructions no page lists -> the GFX12-listed row whose operand list they take (their
 # register sizes follow the shape in the mnemonic: cdna5 manual Table 43, line 3405). Only the shapes that
 # table lists (MATRIX_TABLE_LINE); the scaled f8f6f4 forms take matrix_a_fmt / matrix_b_fmt sizes and are not covered.
@@ -436,6 +463,21 @@ ROW_EVIDENCE: dict[str, RowEvidence] = {
         "(VOP_V2F64_V2F64_V2F64: 128-bit sources and result; WIDE_TWINS), as gfx1250's tests write them",
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX950.rst", 1403, "v_pk_add_f32"),
         f"{_MC}/gfx1250_asm_vop2.s:595", "v_fmaak_f64 v[6:7], v[4:5], v[8:9], 0x405ec000"),
+    "packed conversion sized by its name": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "gfx1250's packed scaled conversions (v_cvt_scale_pk8_f16_fp8, v_cvt_scalef32_sr_pk8_fp8_bf16 ...) take the "
+        "operand list of GFX950's scaled conversion with as many sources, the result and packed source sized by the "
+        "element count and types of the mnemonic as the cdna5 manual's pseudocode writes them (D0[127 : 0] from 8 "
+        "fp8 bytes of S0), and scale_sel (OPSEL[2 : 0]) (PACKED_TWINS)",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX950.rst", 1225, "v_cvt_scalef32_pk32_f32_fp6"),
+        f"{_MC}/gfx1250_asm_vop3.s:702", "v_cvt_scale_pk8_f16_fp8 v[10:13], v[20:21], v8"),
+    "gfx1250 name of a gfx12 row": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "gfx1250 renames GFX12's program-counter instructions (s_getpc_b64 -> s_get_pc_i64, s_call_b64 -> s_call_i64 "
+        "...); LLVM's gfx1250 tests assemble the GFX12 spelling and print the new name with the same encoding "
+        "(RENAMED_IN_GFX1250): the new name takes the GFX12 row",
+        Provenance(SOURCE, _GFX12_PAGE, 121, "s_getpc_b64"),
+        f"{_MC}/gfx1250_asm_sop1.s:24", "s_get_pc_i64 s[2:3]"),
     "gfx9 row on a gfx12 target": RowEvidence(
         ("GFX12 (cdna5)",),
         "gfx1250 instructions only the GFX9-family pages list (v_prng_b32, v_bitop3_b32, v_cvt_pk_bf16_f32 from "
@@ -750,6 +792,8 @@ FLAT_SADDR = "flat row with an sgpr base"
 VOPD3_SOURCES = "vopd3 sources"
 GFX9_ROW_ON_GFX12 = "gfx9 row on a gfx12 target"
 WIDE_TWIN = "64-bit twin of the 32-bit row"
+PACKED_CVT = "packed conversion sized by its name"
+RENAMED_GFX1250 = "gfx1250 name of a gfx12 row"
 _FORM_SUFFIXES = ("_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa", "")
 
 
@@ -760,6 +804,8 @@ def rule_source(mnemonic: str, serves: Iterable[str]) -> tuple[str, str, str] | 
     serves = set(serves)
     if mnemonic in RENAMED_IN_GFX12 and serves & set(ROW_EVIDENCE[RENAMED_ROW].families):
         return RENAMED_ROW, RENAMED_IN_GFX12[mnemonic][0], "GFX12"
+    if mnemonic in RENAMED_IN_GFX1250 and serves & set(ROW_EVIDENCE[RENAMED_GFX1250].families):
+        return RENAMED_GFX1250, RENAMED_IN_GFX1250[mnemonic][0], "GFX12"
     if mnemonic in SDWA_TWINS and serves & set(ROW_EVIDENCE[SDWA_TWIN].families):
         return SDWA_TWIN, SDWA_TWINS[mnemonic], ""
     if mnemonic in LOAD_SCALE and serves & set(ROW_EVIDENCE[LOAD_SCALE_ROW].families):
@@ -774,6 +820,8 @@ def rule_source(mnemonic: str, serves: Iterable[str]) -> tuple[str, str, str] | 
             stem = mnemonic.removesuffix(suffix) if suffix else mnemonic
             if stem in WIDE_TWINS and (not suffix or mnemonic.endswith(suffix)):
                 return WIDE_TWIN, WIDE_TWINS[stem][0] + suffix, ""
+    if (m := PACKED_CONVERSION.match(mnemonic.removesuffix("_e64"))) and serves & set(ROW_EVIDENCE[PACKED_CVT].families):
+        return PACKED_CVT, PACKED_TWINS[bool(m.group(1))], ""
     if (m := _MATRIX_MNEMONIC.match(mnemonic)) and serves & set(ROW_EVIDENCE[MATRIX_TWIN].families):
         return MATRIX_TWIN, MATRIX_TWINS[m.group(1) or m.group(2)], ""
     if "_bf16" in mnemonic and serves & set(ROW_EVIDENCE[BF16_TWIN].families):
