@@ -52,6 +52,8 @@ CASES = [
     ("Disassembler/AMDGPU/gfx1030_new.txt", 78, "gfx1030", "both"),        # BVH: gfx10 NSA, one VGPR a dword
     ("Disassembler/AMDGPU/gfx1030_new.txt", 84, "gfx1030", "both"),        # BVH a16: 9 dwords, only a16 shown
     ("Disassembler/AMDGPU/gfx12_dasm_vimage.txt", 557, "gfx1200", "both"),  # BVH: gfx12 one operand an argument
+    ("AMDGPU/gfx10_asm_ds.s", 1663, "gfx1010", "both"),                 # ds_gws data in ADDR, not DATA0
+    ("AMDGPU/gfx90a_ldst_acc.s", 4498, "gfx90a", "both"),                # ... an AGPR there: ACC set
     ("AMDGPU/gfx950_asm_vop3.s", 113, "gfx950", "both"),                 # bitop3: truth table in OMOD, ABS, NEG
     ("AMDGPU/gfx950_asm_vop3.s", 101, "gfx950", "both"),                 # bitop3 below 10: printed in decimal
     ("AMDGPU/gfx942_asm_features.s", 583, "gfx942", "both"),             # SDWA row without dst_sel: DWORD, pad

@@ -617,8 +617,8 @@ class _Decoder:
                 if text is None:
                     raise _Undecodable(f"{fname}={value} names no operand")
                 return text
-            kind = "a" if "ACC" in f and fname in ACC_FIELDS and lay.name != MAI_LAYOUT and get_bits(word, f["ACC"]) \
-                else "v"
+            acc = fname in ACC_FIELDS or op.name == "gws_data"   # ds_gws data in ADDR (tables.OPERAND_FIELDS)
+            kind = "a" if "ACC" in f and acc and lay.name != MAI_LAYOUT and get_bits(word, f["ACC"]) else "v"
             return _lo128(op, ops.reg_range(kind, value & 0xFF, op.dwords), value & 0xFF, False)
         if "s" in acc or "ttmp" in acc or "vcc" in acc or "null" in acc or "off" in acc:
             if "off" in acc and fname == "SADDR" and value in (0x7F, 0x7C if gen >= 11 else 0x7D):

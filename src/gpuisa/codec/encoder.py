@@ -625,7 +625,7 @@ class _Encoder:
             st.word |= put_bits(f[fname], v & ((1 << _width(lay, fname)) - 1))
             return
         reg = _reg(low, tok)
-        if reg is not None and reg[0] == "a" and "ACC" in f and fname in ACC_FIELDS:
+        if reg is not None and reg[0] == "a" and "ACC" in f and (fname in ACC_FIELDS or op.name == "gws_data"):
             if reg[2] != op.dwords:
                 raise _Attempt(tok.col, f"{text} is {reg[2]} dword(s), {op.name} takes {op.dwords}")
             st.word |= put_bits(f[fname], reg[1]) | put_bits(f["ACC"], 1)

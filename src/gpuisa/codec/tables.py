@@ -121,6 +121,10 @@ OPERAND_FIELDS: dict[str, tuple[str, ...]] = {
     "vparam": ("SRC0",), "vij": ("SRC1",), "vparam0": ("SRC2",),
     "label": ("SIMM16",), "hwreg": ("SIMM16",), "msg": ("SIMM16",), "waitcnt": ("SIMM16",), "delay": ("SIMM16",),
     "waitcnt_depctr": ("SIMM16",),
+    # the data of ds_gws_init / ds_gws_barrier / ds_gws_sema_br (their rows' vdata, GWS_DATA) sits in ADDR [39:32],
+    # not DATA0 as the manuals' DATA suggests: gfx10_asm_ds.s:1663 `ds_gws_barrier v255 gds` is
+    # [0x00,0x00,0x76,0xd8,0xff,0x00,0x00,0x00], gfx90a_ldst_acc.s:4498 `ds_gws_barrier a2 gds` [..,0x02,0x00,0x00,0x00]
+    "gws_data": ("ADDR",),
     # s_atc_probe's permission mask sits where other SMEM rows put sdata (smem.s:27 `s_atc_probe 7, s[4:5], s0`
     # is [0xc2,0x01,0x98,0xf4,...]: SDATA [12:6] = 7; gfx10_probe.rst "truncated to 7 bits")
     "probe": ("SDATA",),
@@ -690,6 +694,9 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
             from gpuisa.codec.operand_check import with_modifier_evidence
 
             form.rows = {v: with_modifier_evidence(r) for v, r in form.rows.items()}
+        if base.startswith("ds_gws_"):   # its data operand is encoded in ADDR (OPERAND_FIELDS gws_data)
+            form.rows = {v: replace(r, operands=tuple(replace(o, name="gws_data") if o.name == "vdata" else o
+                                                      for o in r.operands)) for v, r in form.rows.items()}
         if sizes := matrix_dwords(base, gen, w64):
             kind = "swmmac" if base.startswith("v_swmmac") else "wmma"
             form.rows = {v: _matrix_row(r, sizes, kind) for v, r in form.rows.items()}
