@@ -122,3 +122,41 @@ def test_site_writes_every_page(fixture_catalog: Path, tmp_path: Path):
     page = (out / "amd" / "rdna3.5" / "v_plain_u32.html").read_text(encoding="utf-8")
     assert 'href="../../static/style.css"' in page
     assert 'href="../../amd/vega/v_plain_u32.html"' in page
+
+
+PARENT = r"""
+import subprocess, sys, threading
+from gpuisa.workers import terminate_with_parent
+def run():   # as serve starts its background build: from a thread, with terminate_with_parent
+    subprocess.run([sys.executable, "-c", "import time; print('child up', flush=True); time.sleep(120)"],
+                   preexec_fn=terminate_with_parent)
+threading.Thread(target=run, daemon=True).start()
+threading.Event().wait()
+"""
+
+
+def test_serves_background_build_ends_when_serve_is_killed():
+    """serve's background build is started with terminate_with_parent: killed serve, no build left running."""
+    import inspect
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from gpuisa.commands import web
+
+    assert "preexec_fn=terminate_with_parent" in inspect.getsource(web._verify_in_background)
+    parent = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    assert parent.stdout is not None and parent.stdout.readline().strip() == "child up"
+    children = subprocess.run(["pgrep", "-P", str(parent.pid)], capture_output=True, text=True).stdout.split()
+    assert len(children) == 1
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait(timeout=30)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and subprocess.run(["kill", "-0", children[0]], capture_output=True).returncode == 0:
+        time.sleep(0.1)
+    alive = subprocess.run(["kill", "-0", children[0]], capture_output=True).returncode == 0
+    if alive:
+        os.killpg(parent.pid, signal.SIGKILL)
+    assert not alive, "the child ran on after its parent was killed"

@@ -23,11 +23,24 @@ from typing import Any
 PR_SET_PDEATHSIG = 1   # linux/prctl.h
 
 
-def _die_with_parent(parent: int) -> None:
+def signal_when_parent_dies(sig: int) -> bool:
+    """Ask Linux to send `sig` to this process when its parent (strictly: the parent's thread that
+    started it) ends; False where that cannot be asked (not Linux). Runs in the child, e.g. as preexec_fn."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):   # not Linux: the parent's own cleanup still kills the pool
+        return libc.prctl(PR_SET_PDEATHSIG, sig) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def terminate_with_parent() -> None:
+    """preexec_fn for a long child command (serve's background build): SIGTERM when the parent dies,
+    so the child cleans up its temporary files and stops instead of running on as an orphan."""
+    signal_when_parent_dies(signal.SIGTERM)
+
+
+def _die_with_parent(parent: int) -> None:
+    if not signal_when_parent_dies(signal.SIGKILL):   # not Linux: the parent's own cleanup still kills the pool
         return
     if multiprocessing.get_start_method() == "fork" and os.getppid() != parent:
         os._exit(1)   # the parent died before the death signal was armed

@@ -23,6 +23,7 @@ from gpuisa.commands.amd import CatalogOpt, SourcesOpt
 from gpuisa.commands.checks import output_dir, output_file
 from gpuisa.commands.render import build_with_progress, console
 from gpuisa.errors import GpuisaError
+from gpuisa.workers import terminate_with_parent
 
 
 def register(app: typer.Typer) -> None:
@@ -79,7 +80,9 @@ def _verify_in_background(path: Path, sources: Path, served: SwappableApp, cache
     def run() -> None:
         cmd = [sys.executable, "-m", "gpuisa", "build", "--verify", "--sources", str(sources), "--catalog", str(path)]
         with open(log, "w") as out:
-            rc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode
+            # the build ends with serve however serve ends; otherwise a serve stopped by SIGTERM or kill leaves it running
+            rc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                preexec_fn=terminate_with_parent).returncode
         if rc != 0:
             console.print(f"gpuisa: background verification failed (exit {rc}); still serving the unverified "
                           f"catalog; see {log}")
