@@ -149,3 +149,22 @@ def test_batched_sequence_screens_agree_with_one_at_a_time(form):
     batched = d._agreements(p, sample, arch, amd, TEXTS, vecs, want, time.perf_counter())
     alone = [d._agree_alone(p, s, arch, vecs, want, TEXTS) for s in sample]
     assert batched == alone
+
+
+def test_proofs_carry_only_where_the_texts_called_are_the_same():
+    """v_sad_hi_u8 reads the same on cdna4 and cdna5, but the v_sad_u8 it calls does not: no carried proof."""
+    from gpuisa.crossref.discovery import _instr_fp
+
+    a4 = {a.name: a for a in amd_instructions("cdna4", TEXTS)}
+    a5 = {a.name: a for a in amd_instructions("cdna5", TEXTS)}
+    # premise, from the two manuals: the same pseudocode calling v_sad_u8, whose text differs (cdna4's ABSDIFF of
+    # 32'U(S0.u32[7 : 0]), cdna5's of S0[7 : 0].u32)
+    assert a4["v_sad_hi_u8"].text == a5["v_sad_hi_u8"].text and "v_sad_u8(" in a4["v_sad_hi_u8"].text
+    sad4, sad5 = amd_semantics("v_sad_u8", "cdna4", TEXTS), amd_semantics("v_sad_u8", "cdna5", TEXTS)
+    assert "ABSDIFF(S0.u32[7 : 0], S1.u32[7 : 0])" in sad4.text and "ABSDIFF(S0[7 : 0].u32, S1[7 : 0].u32)" in sad5.text
+    assert a4["v_sad_hi_u8"].fp != a5["v_sad_hi_u8"].fp
+    # where the called text is the same too (cdna3 and cdna4), the proof carries; v_sad_u8 itself calls nothing and
+    # keeps the key it had
+    a3 = {a.name: a for a in amd_instructions("cdna3", TEXTS)}
+    assert amd_semantics("v_sad_u8", "cdna3", TEXTS).text == sad4.text and a3["v_sad_hi_u8"].fp == a4["v_sad_hi_u8"].fp
+    assert a4["v_sad_u8"].fp == _instr_fp(a4["v_sad_u8"].text, "cdna4", [])

@@ -36,7 +36,7 @@ from gpuisa.semantics.ptx import ptx_semantics
 from gpuisa.semantics.ptx_approx import ApproxForm, approx_differ, approx_form
 from gpuisa.semantics.ptx_cvt import CVT_RULES, CvtForm, NotModelled, cvt_form, elements_differ, input_domain
 from gpuisa.semantics.ptx_lanes import LANE_RULES, LaneForm, lane_form, lanes_differ
-from gpuisa.semantics.source import Texts, amd_semantics
+from gpuisa.semantics.source import Texts, amd_semantics, resolver_for
 from gpuisa.semantics.z3_check import check
 
 CHAPTERS = ("Integer Arithmetic Instructions", "Extended-Precision Integer Arithmetic Instructions",
@@ -293,6 +293,7 @@ _DEST_VIEW = re.compile(r"\bD0(?:\[(\d+)\s*:\s*\d+\]|\.[uibf](\d+)\b)")
 def amd_instructions(arch: str, texts: Texts) -> list[AmdInstr]:
     """SALU/VALU instructions of an arch that have pseudocode, with their source count and name widths."""
     out = []
+    resolve = resolver_for(arch, texts)
     for name in sorted({k.lower() for k in texts.instruction_docs(arch)}):
         if not name.startswith(("v_", "s_")) or name.startswith(("v_cmpx", "v_wmma", "v_mfma", "v_smfmac",
                                                                   "s_cbranch", "s_buffer", "s_load", "s_store")):
@@ -314,14 +315,39 @@ def amd_instructions(arch: str, texts: Texts) -> list[AmdInstr]:
                                 default=32) for i in range(len(srcs)))
         dest = max((int(hi) + 1 if hi else int(w) for hi, w in _DEST_VIEW.findall(code)), default=32)
         out.append(AmdInstr(name, len(srcs), widths, sem.text, _flag(read), _flag(written),
-                            bool(re.search(r"_(f|bf)\d", name)), slot_widths, _instr_fp(sem.text, arch), dest))
+                            bool(re.search(r"_(f|bf)\d", name)), slot_widths,
+                            _instr_fp(sem.text, arch, _called_texts(sem.text, resolve)), dest))
     return out
 
 
-def _instr_fp(text: str, arch: str) -> str:
-    """The pseudocode with the machine state it reads on this arch (run.machine_for: the FP8 flavour for fp8/bf8
-    helpers, wave size, M0's encoding): identical pseudocode on two archs evaluates the same only if that state is the
-    same, so it is part of every evidence key and a proof carries to another arch only then."""
+_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+def _called_texts(text: str, resolve: Callable[[str], Any]) -> list[str]:
+    """The pseudocode of every instruction or helper `text` calls on this arch, transitively, as the evaluator
+    resolves them (semantics.source.resolver_for): v_min3_f32 reads the same on cdna3 and cdna4, but the
+    v_min_f32 it calls does not."""
+    seen: set[str] = set()
+    todo = [m.group(1) for m in _CALL.finditer(text)]
+    out = []
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        found = resolve(name)
+        if found is None:       # a builtin or an operator-like word, not a text of the manual
+            continue
+        out.append(f"{name}:" + "\n".join(line.strip() for line in found[0].splitlines()))   # indentation: no meaning
+        todo += [m.group(1) for m in _CALL.finditer(found[0])]
+    return sorted(out)
+
+
+def _instr_fp(text: str, arch: str, called: list[str]) -> str:
+    """The pseudocode, the texts it calls (`_called_texts`) and the machine state it reads on this arch
+    (run.machine_for: the FP8 flavour for fp8/bf8 helpers, wave size, M0's encoding): identical pseudocode on two
+    archs evaluates the same only if what it calls and that state are the same, so all three are part of every
+    evidence key and a proof carries to another arch only then."""
     from gpuisa.semantics.run import machine_for  # the interpreter's machine defaults
 
     machine = machine_for(arch)
@@ -330,7 +356,8 @@ def _instr_fp(text: str, arch: str) -> str:
         used |= {k: v for k, v in machine.items() if "M0_ENCODING" in k}
     if re.search(r"(?i)(fp8|bf8)", text):
         used |= {k: v for k, v in machine.items() if "FNUZ" in k.upper() or "FP8" in k.upper()}
-    return hashlib.sha256((text + json.dumps(used, sort_keys=True)).encode()).hexdigest()[:20]
+    calls = "".join(f"\n{c}" for c in called)    # empty for a text that calls nothing: its key stays as it was
+    return hashlib.sha256((text + calls + json.dumps(used, sort_keys=True)).encode()).hexdigest()[:20]
 
 
 def _flag(found: set[str]) -> str:
