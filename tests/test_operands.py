@@ -120,6 +120,30 @@ def test_catalog_operands_follow_the_checkers_rule_tables(catalog, sources):
     assert any(e["kind"] == "llvm-tests-vs-syntax-page" and "format" in e["detail"] for e in doc["errata"])
 
 
+def test_catalog_sizes_and_roles_of_derived_rows(catalog, sources):
+    """Rows derived from a twin of another shape carry the rule's sizes and roles, not the twin page's: gfx1250's
+    v_perm_pk16_b6_u4 is sized by LLVM's profile VOP3_V3I32_I32_I64_V2I32 (96-bit result, 32/64/64-bit sources);
+    global_load_async_to_lds_b32 reads its first operand, the LDS address (cdna5 manual: 'VDST: Supplies the LDS
+    address for LOADs'), where global_load_b32's row writes vdst."""
+    from gpuisa.sources.llvm_syntax_docs import PROFILE_TWINS
+
+    fix = PROFILE_TWINS["v_perm_pk16_b6_u4"]
+    file, line = fix.profile.rsplit(":", 1)
+    assert "VOPProfile<[v3i32, i32, i64, v2i32]>" in rst_line(sources, file, int(line))
+    doc = catalog.show("v_perm_pk16_b6_u4", "cdna5").as_json()
+    assert doc["syntax"]["mnemonic"] == "v_perm_b32"
+    sizes = {op["syntax"]: op["size_bits"] for op in doc["operands"] if op["role"] != "modifier"}
+    assert sizes == {"vdst": 96, "src0": 32, "src1": 64, "src2": 64}, sizes
+    assert all("twin row sized by its tablegen profile" in op["sources"]["size_bits"] for op in doc["operands"]
+               if op["syntax"] in ("vdst", "src1", "src2"))
+    assert "Supplies the LDS address for LOADs" in rst_line(sources, "amd-isa-manuals/cdna5/README.md", 4998)
+    doc = catalog.show("global_load_async_to_lds_b32", "cdna5").as_json()
+    first = doc["operands"][0]
+    assert (first["syntax"], first["role"], first["access"], first["size_bits"]) == ("vdst", "src", "read", 32)
+    assert "LDS address" in first["description"] and [f["name"] for f in first["fields"]] == ["VDST"]
+    assert catalog.show("global_load_b32", "cdna5").as_json()["operands"][0]["access"] == "write"
+
+
 def test_operand_coverage_at_least_99_percent(catalog):
     cov = catalog.operand_coverage()
     assert cov["entries"] == sum(v["entries"] for v in cov["per_arch"].values())

@@ -16,11 +16,10 @@ from gpuisa.model_syntax import SyntaxDocs, SyntaxInstruction, SyntaxOperand
 from gpuisa.sources.llvm_syntax_docs import (
     MATRIX_TWIN,
     OLDER_ROWS,
-    PACKED_CVT,
     ROW_EVIDENCE,
-    WIDE_TWIN,
     OperandEvidence,
     buckets_for_arch,
+    derived_bits,
     derived_row,
     lookup,
     modifier_entries,
@@ -257,12 +256,12 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
         for name in names:
             ruled = rule_source(name.lower(), serves)
             for _ in range(3):   # rules chain: v_tanh_bf16 -> v_tanh_f16 (bf16 twin) -> v_sqrt_f16 (same shape)
-                # the twin's page sizes are another shape's (the checker sizes these rows)
-                if ruled is None or ruled[0] in (MATRIX_TWIN, WIDE_TWIN, PACKED_CVT):
+                # a matrix twin's page sizes are another shape's (codec.tables.matrix_dwords sizes them for the codec)
+                if ruled is None or ruled[0] == MATRIX_TWIN:
                     break
                 rows = find_rows(docs, (ruled[2],) if ruled[2] else families, [ruled[1]])
                 if rows:
-                    derived = (ruled[0], ruled[1])
+                    derived = (ruled[0], ruled[1], name.lower())
                     break
                 ruled = rule_source(ruled[1], serves)
             if rows:
@@ -308,9 +307,21 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
         # MODIFIER_EVIDENCE types: a packed source the tests size by the mnemonic's type (bf6x32: 192 bits)
         typed = next(((tag, fix) for _, fix in added if (tag := fix.type_tags(row.mnemonic).get(op.name))), None)
         size_bits = page.size_bits if page else None
+        description = page.description if page else ""
+        resized = False   # a ROW_EVIDENCE rule sized it: the page's size sentence is the twin's
         if typed:
             size_bits = type_tag_bits(typed[0])
             sources["size_bits"] = f"LLVM's tests ({typed[1].evidence}), not " + (page.provenance.cite() if page else row_cite)
+        if derived:   # the rule's sizes and roles where the listed row's page describes another shape
+            sized = derived_bits(derived[0], derived[2], op.name, op.role, accepts, size_bits)
+            if sized != size_bits:
+                size_bits, resized = sized, True
+                sources["size_bits"] = f"ROW_EVIDENCE '{derived[0]}' (" + (page.provenance.cite() + " is the twin's"
+                                                                          if page else row_cite) + ")"
+            note = dict(ROW_EVIDENCE[derived[0]].operands).get(op.name)
+            if note:
+                description = note
+                sources["role"] = f"ROW_EVIDENCE '{derived[0]}': {note}"
         if isinstance(page_fix, OperandEvidence):   # LLVM's tests over the page: both cited
             sources["kinds"] = sources["size_bits"] = (f"{page.provenance.cite()} (LLVM's tests, e.g. "
                                                        f"{page_fix.evidence}) instead of {page_fix.source.cite()}")
@@ -358,8 +369,8 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
             "symbol": symbol, "access": access,
             "register_class": _register_class(accepts),
             "kinds": list(page.kinds) if page else [], "accepts": accepts,
-            "size_bits": size_bits, "size": page.size_text if page and not typed else "",
-            "description": page.description if page else "",
+            "size_bits": size_bits, "size": page.size_text if page and not typed and not resized else "",
+            "description": description,
             "encoded": encoded,
             "field_bits": sum(f.width for f in placed) or None,
             "fields": [{"name": f.name, "bits": [list(b) for b in f.bits]} for f in placed],

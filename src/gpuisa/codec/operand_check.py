@@ -46,6 +46,7 @@ from gpuisa.codec.tables import (
 from gpuisa.model_llvm import McExample
 from gpuisa.model_syntax import KIND_NAMES, SyntaxDocs
 from gpuisa.sources.llvm_syntax_docs import (
+    ASYNC_LDS,
     FLAT_SADDR,
     GFX9_ROW_ON_GFX12,
     LOAD_SCALE_ROW,
@@ -53,17 +54,18 @@ from gpuisa.sources.llvm_syntax_docs import (
     OLDER_ROWS,
     OPERAND_EVIDENCE,
     PACKED_CVT,
+    PROFILE_TWIN,
     RENAMED_ROW,
     ROW_EVIDENCE,
     UNNAMED_TARGETS,
     VOPD3_SOURCES,
     WIDE_TWIN,
     atomic_return_optional,
+    derived_bits,
     derived_row,
     families_for_target,
     modifier_entries,
     older_row,
-    packed_conversion_dwords,
     rule_source,
     type_tag_bits,
 )
@@ -352,23 +354,24 @@ class RowMatcher:
         if mnemonic.startswith("v_dual_"):
             return self._derived_vopd(mnemonic)
         ruled = rule_source(mnemonic, self.serves)
-        if ruled and ruled[0] in (RENAMED_ROW, LOAD_SCALE_ROW):   # another page's row / the page's own VOP3PX2 row
+        if ruled and ruled[0] in (RENAMED_ROW, LOAD_SCALE_ROW, ASYNC_LDS):   # another page's row / the page's own VOP3PX2 row
             row = (self.fallback if ruled[2] else self.rows).get(ruled[1])
             return [(ruled[0], derived_row(ruled[0], row, mnemonic))] if row else []
         if ruled:   # BF16_TWIN: every row of the f16 instruction (derived DPP rows too)
             rows = self.candidates(self.rows, ruled[1]) or [r for _, r in self.derived(ruled[1])]
             rows = rows or self.candidates(self.fallback, ruled[1])   # a twin only another page lists (GFX950)
-            if ruled[0] == WIDE_TWIN:   # a borrowed 32-bit twin (GFX950's v_pk_add_f32), its VGPR operands doubled
-                rows = [_wide(r) for r in rows]
-            elif ruled[0] == PACKED_CVT:   # sized by the mnemonic, the scale byte selected by scale_sel
-                sizes = packed_conversion_dwords(mnemonic.removesuffix("_e64"))
-                rows = [replace(r, operands=(*(replace(o, dwords=sizes.get(o.name, o.dwords)) for o in r.operands),
-                                             Operand("scale_sel", "modifier", (), 1, "", False, True, "", PACKED_CVT)))
-                        for r in rows]
+            if ruled[0] == PROFILE_TWIN and not mnemonic.endswith(_FORMS):
+                # a DPP form spelled with the plain mnemonic: the twin's DPP rows
+                rows += [r for form in ("_dpp", "_e64_dpp") for _, r in self.derived(ruled[1] + form)]
+            if ruled[0] in (PROFILE_TWIN, WIDE_TWIN, PACKED_CVT):   # the twin's page sizes another shape
+                rows = [_resized(r, ruled[0], mnemonic) for r in rows]
+            if ruled[0] == PACKED_CVT:   # the scale byte selected by scale_sel
+                rows = [replace(r, operands=(*r.operands, Operand("scale_sel", "modifier", (), 1, "", False, True, "",
+                                                                  PACKED_CVT))) for r in rows]
             if rows:
                 # a matrix row takes the new shape's register sizes (MATRIX_TWINS)
                 return [(ruled[0], self._shaped(replace(r, mnemonic=mnemonic))) for r in rows]
-        if not mnemonic.endswith(("_dpp", "_e32", "_e64", "_sdwa")):
+        if not mnemonic.endswith(_FORMS):
             # a DPP form spelled with the plain mnemonic (the tests' input `v_minimum_f32 v5, v1, v2 dpp8:[..]`,
             # printed v_minimum_f32_e64_dpp): the rows of both DPP spellings
             return self.derived(mnemonic + "_dpp") + self.derived(mnemonic + "_e64_dpp")
@@ -764,10 +767,15 @@ class RowMatcher:
             raise _Refusal(depth, f"{word}: outside the range of {'/'.join(names)}")
 
 
-def _wide(row: Row) -> Row:
-    """The row with every VGPR operand twice as wide (WIDE_TWINS: the 64-bit twin of a 32-bit row)."""
-    return replace(row, operands=tuple(replace(o, dwords=o.dwords * 2) if o.role in ("dst", "src") and "v" in o.accepts
-                                       else o for o in row.operands))
+_FORMS = ("_dpp", "_e32", "_e64", "_sdwa")   # LLVM's form suffixes (a plain mnemonic has none)
+
+
+def _resized(row: Row, rule: str, mnemonic: str) -> Row:
+    """The row with each register as wide as the ROW_EVIDENCE rule says (derived_bits: a profile's types, the 64-bit
+    twin's doubled VGPRs, a packed conversion's counts)."""
+    return replace(row, operands=tuple(
+        replace(o, dwords=max(1, (derived_bits(rule, mnemonic, o.name, o.role, o.accepts, o.dwords * 32) or 32) // 32))
+        for o in row.operands))
 
 
 def _has_dpp(row: Row) -> bool:

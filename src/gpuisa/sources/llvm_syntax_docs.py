@@ -271,6 +271,8 @@ class RowEvidence:
     source: Provenance          # a row of the pattern the derivation follows (the shape LLVM's pages give)
     evidence: str               # an LLVM MC test check line (file:line) with the encoding of ...
     example: str                # ... this assembly, whose mnemonic no page lists
+    # operand -> what it holds, where the derived row gives it another role than the listed row's page describes
+    operands: tuple[tuple[str, str], ...] = ()
 
 
 _GFX11_PAGE = "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX11.rst"
@@ -365,6 +367,60 @@ WIDE_TWINS: dict[str, tuple[str, str]] = {
     "v_fmaak_f64": ("v_fmaak_f32", f"{_TD}/VOP2Instructions.td:1358"),
     "v_fmamk_f64": ("v_fmamk_f32", f"{_TD}/VOP2Instructions.td:1355"),
 }
+# gfx1250 instructions no page lists, no listed instruction shares their register widths: the operand list (names,
+# kinds, modifiers, forms) of a listed instruction of the cdna5 manual's VOP3 table with as many sources, each register
+# sized by the types of LLVM's TableGen profile for the new one (VOPProfile<[result, src0, src1, src2]>:
+# VOP3_V3I32_I32_I64_V2I32 is a 96-bit result of a 32-bit, a 64-bit and a 64-bit source). ROW_EVIDENCE "twin row sized
+# by its tablegen profile".
+@dataclass(frozen=True, slots=True)
+class ProfileTwin:
+    twin: str                # the listed instruction whose operand list it takes
+    types: tuple[str, ...]   # the profile's types: result, then sources, as the TableGen line gives them
+    profile: str             # TD file:line defining the profile (the types are read there)
+    manual: int              # cdna5 manual line of the new instruction's VOP3 opcode-table row
+
+
+PROFILE_TWINS: dict[str, ProfileTwin] = {
+    "v_perm_pk16_b4_u4": ProfileTwin("v_perm_b32", ("v2i32", "i32", "i32", "v2i32"),
+                                     f"{_TD}/VOP3Instructions.td:1833", 6514),
+    "v_perm_pk16_b6_u4": ProfileTwin("v_perm_b32", ("v3i32", "i32", "i64", "v2i32"),
+                                     f"{_TD}/VOP3Instructions.td:1834", 6517),
+    "v_perm_pk16_b8_u4": ProfileTwin("v_perm_b32", ("v4i32", "i64", "i64", "v2i32"),
+                                     f"{_TD}/VOP3Instructions.td:1835", 6518),
+    # VOP_I32_I32_I64_DPP: a 64-bit result of two 32-bit sources and a 64-bit addend, with clamp (and DPP: HasExt64BitDPP)
+    "v_mad_nc_u64_u32": ProfileTwin("v_mad_u32_u24", ("i64", "i32", "i32", "i64"), f"{_TD}/VOP3Instructions.td:87", 6628),
+    "v_mad_nc_i64_i32": ProfileTwin("v_mad_u32_u24", ("i64", "i32", "i32", "i64"), f"{_TD}/VOP3Instructions.td:87", 6629),
+    # VOP3_CVT_PK_F8_F16_Profile = VOP3_Profile<VOP_I16_V2F16>: two fp8 bytes (a 16-bit half, op_sel picks which) of a
+    # packed f16 pair; the twin is the VOP1 instruction of a 16-bit integer result of one f16 source
+    "v_cvt_pk_fp8_f16": ProfileTwin("v_cvt_i16_f16", ("i16", "v2f16"), f"{_TD}/SIInstrInfo.td:3026", 6694),
+    "v_cvt_pk_bf8_f16": ProfileTwin("v_cvt_i16_f16", ("i16", "v2f16"), f"{_TD}/SIInstrInfo.td:3026", 6695),
+}
+PROFILE_OPERANDS = ("vdst", "src0", "src1", "src2")
+_PROFILE_TYPE = re.compile(r"^(?:v(\d+))?[a-z]+(\d+)$")
+
+
+def profile_bits(mnemonic: str) -> dict[str, int]:
+    """Bits of each register operand of a PROFILE_TWINS instruction (any form: _e64, _e64_dpp), by operand name;
+    {} for other mnemonics."""
+    for suffix in _FORM_SUFFIXES:
+        stem = mnemonic.removesuffix(suffix) if suffix else mnemonic
+        if stem in PROFILE_TWINS and (not suffix or mnemonic.endswith(suffix)):
+            out = {}
+            for name, t in zip(PROFILE_OPERANDS, PROFILE_TWINS[stem].types, strict=False):
+                m = _PROFILE_TYPE.match(t)
+                out[name] = int(m.group(1) or 1) * int(m.group(2))
+            return out
+    return {}
+
+
+# gfx1250's asynchronous loads from global memory to LDS: the global load's operand list (vdst, vaddr, saddr and its
+# modifiers), its first operand not a destination but the LDS address the instruction reads (cdna5 manual line 4998,
+# "VDST: Supplies the LDS address for LOADs"; LLVM's FLATInstructions.td:397 `(ins VGPROp_32:$vdst)`, no outs): one
+# VGPR whatever the data size. ROW_EVIDENCE "lds address of an async load".
+ASYNC_LDS_LOAD = re.compile(r"^(?:global|cluster)_load_async_to_lds_b(?:8|32|64|128)$")
+ASYNC_LDS_TWIN = "global_load_b32"
+
+
 # gfx1250's packed scaled conversions no page lists (v_cvt_scale_pk8_f16_fp8, v_cvt_scalef32_sr_pk8_fp8_bf16 ...): the
 # operand list of GFX950's scaled conversion with as many sources (PACKED_TWINS), the result and the packed source
 # sized by the element count and types in the mnemonic (cdna5 manual pseudocode: V_CVT_SCALE_PK8_F16_FP8 writes
@@ -463,6 +519,26 @@ ROW_EVIDENCE: dict[str, RowEvidence] = {
         "(VOP_V2F64_V2F64_V2F64: 128-bit sources and result; WIDE_TWINS), as gfx1250's tests write them",
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX950.rst", 1403, "v_pk_add_f32"),
         f"{_MC}/gfx1250_asm_vop2.s:595", "v_fmaak_f64 v[6:7], v[4:5], v[8:9], 0x405ec000"),
+    "lds address of an async load": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "gfx1250's global_load_async_to_lds_* / cluster_load_async_to_lds_* (no page lists them) write LDS, not VGPRs: "
+        "they take the operand list of GFX12's global_load_b32 (vdst, vaddr, saddr; offset, th, scope) with vdst read, "
+        "the one VGPR holding the LDS address (cdna5 manual line 4998 'VDST: Supplies the LDS address for LOADs'; "
+        "LLVM's FLATInstructions.td:397 declares it an input, `ins VGPROp_32:$vdst`), as gfx1250's tests write them",
+        Provenance(SOURCE, _GFX12_PAGE, 718, "global_load_b32"),
+        f"{_MC}/gfx1250_asm_vflat.s:3474", "cluster_load_async_to_lds_b128 v1, v2, s[2:3] th:TH_LOAD_NT_HT "
+        "scope:SCOPE_DEV",
+        operands=(("vdst", "the LDS address the loaded data is written to: one VGPR the instruction reads (cdna5 "
+                           "manual line 4998; FLATInstructions.td:397 `ins VGPROp_32:$vdst`)"),)),
+    "twin row sized by its tablegen profile": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "gfx1250 adds VOP3 instructions no page lists whose register widths no listed instruction shares "
+        "(v_perm_pk16_b6_u4: a 3-dword result of a 1-dword, a 2-dword and a 2-dword source; v_mad_nc_u64_u32; "
+        "v_cvt_pk_fp8_f16); each takes the operand list of a listed instruction with as many sources (v_perm_b32: vdst, "
+        "src0, src1, src2, and its VOP3 modifiers), each register sized by the types of LLVM's TableGen profile for it "
+        "(PROFILE_TWINS), as gfx1250's tests write them",
+        Provenance(SOURCE, _GFX12_PAGE, 1085, "v_perm_b32"),
+        f"{_MC}/gfx1250_asm_vop3.s:1035", "v_perm_pk16_b6_u4 v[2:4], v4, ttmp[4:5], s[6:7]"),
     "packed conversion sized by its name": RowEvidence(
         ("GFX12 (cdna5)",),
         "gfx1250's packed scaled conversions (v_cvt_scale_pk8_f16_fp8, v_cvt_scalef32_sr_pk8_fp8_bf16 ...) take the "
@@ -793,6 +869,8 @@ VOPD3_SOURCES = "vopd3 sources"
 GFX9_ROW_ON_GFX12 = "gfx9 row on a gfx12 target"
 WIDE_TWIN = "64-bit twin of the 32-bit row"
 PACKED_CVT = "packed conversion sized by its name"
+PROFILE_TWIN = "twin row sized by its tablegen profile"
+ASYNC_LDS = "lds address of an async load"
 RENAMED_GFX1250 = "gfx1250 name of a gfx12 row"
 _FORM_SUFFIXES = ("_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa", "")
 
@@ -810,6 +888,8 @@ def rule_source(mnemonic: str, serves: Iterable[str]) -> tuple[str, str, str] | 
         return SDWA_TWIN, SDWA_TWINS[mnemonic], ""
     if mnemonic in LOAD_SCALE and serves & set(ROW_EVIDENCE[LOAD_SCALE_ROW].families):
         return LOAD_SCALE_ROW, LOAD_SCALE[mnemonic], ""
+    if ASYNC_LDS_LOAD.match(mnemonic) and serves & set(ROW_EVIDENCE[ASYNC_LDS].families):
+        return ASYNC_LDS, ASYNC_LDS_TWIN, ""
     if serves & set(ROW_EVIDENCE[SAME_SHAPE].families):
         for suffix in _FORM_SUFFIXES:   # v_tanh_f32_e64 -> v_sqrt_f32_e64: the same form of the listed one
             stem = mnemonic.removesuffix(suffix) if suffix else mnemonic
@@ -820,6 +900,11 @@ def rule_source(mnemonic: str, serves: Iterable[str]) -> tuple[str, str, str] | 
             stem = mnemonic.removesuffix(suffix) if suffix else mnemonic
             if stem in WIDE_TWINS and (not suffix or mnemonic.endswith(suffix)):
                 return WIDE_TWIN, WIDE_TWINS[stem][0] + suffix, ""
+    if serves & set(ROW_EVIDENCE[PROFILE_TWIN].families):
+        for suffix in _FORM_SUFFIXES:
+            stem = mnemonic.removesuffix(suffix) if suffix else mnemonic
+            if stem in PROFILE_TWINS and (not suffix or mnemonic.endswith(suffix)):
+                return PROFILE_TWIN, PROFILE_TWINS[stem].twin + suffix, ""
     if (m := PACKED_CONVERSION.match(mnemonic.removesuffix("_e64"))) and serves & set(ROW_EVIDENCE[PACKED_CVT].families):
         return PACKED_CVT, PACKED_TWINS[bool(m.group(1))], ""
     if (m := _MATRIX_MNEMONIC.match(mnemonic)) and serves & set(ROW_EVIDENCE[MATRIX_TWIN].families):
@@ -827,6 +912,24 @@ def rule_source(mnemonic: str, serves: Iterable[str]) -> tuple[str, str, str] | 
     if "_bf16" in mnemonic and serves & set(ROW_EVIDENCE[BF16_TWIN].families):
         return BF16_TWIN, mnemonic.replace("_bf16", "_f16"), ""
     return None
+
+
+def derived_bits(rule: str, mnemonic: str, name: str, role: str, accepts: Iterable[str], bits: int | None,
+                 ) -> int | None:
+    """Bits a ROW_EVIDENCE rule gives one operand of the row it derives, where the listed row's page sizes another
+    shape (`bits`: that page's size): PROFILE_TWIN by LLVM's profile types, WIDE_TWIN twice the 32-bit twin's VGPR
+    operands, PACKED_CVT by the mnemonic's element count and types; `bits` unchanged otherwise. One answer for the
+    checker's rows and the catalog's operands."""
+    if role not in ("dst", "src"):
+        return bits
+    if rule == PROFILE_TWIN:
+        return profile_bits(mnemonic).get(name, bits)
+    if rule == WIDE_TWIN:
+        return bits * 2 if bits and "v" in accepts else bits
+    if rule == PACKED_CVT:
+        dwords = packed_conversion_dwords(mnemonic.removesuffix("_e64")).get(name)
+        return dwords * 32 if dwords else bits
+    return bits
 
 
 _TYPE_TAG = re.compile(r"^(?:b|f|i|u|bf|fp)(\d+)(?:x(\d+))?$")
@@ -841,10 +944,13 @@ def type_tag_bits(tag: str) -> int | None:
 def derived_row(rule: str, row: R, mnemonic: str | None = None) -> R:
     """The row a ROW_EVIDENCE rule makes of the listed row rule_source names (a SyntaxInstruction or the
     codec's Row: both hold mnemonic and named operands): the load-scale rule keeps LOAD_SCALE_OPERANDS, renamed;
-    the others take the row as it is. Under `mnemonic` when given."""
+    the async LDS loads read their first operand (ASYNC_LDS); the others take the row as it is. Under `mnemonic`
+    when given."""
     if rule == LOAD_SCALE_ROW:
         ops = tuple(replace(o, name=LOAD_SCALE_OPERANDS[o.name]) for o in row.operands if o.name in LOAD_SCALE_OPERANDS)
         row = replace(row, operands=ops)
+    elif rule == ASYNC_LDS:   # the LDS address is read (the row's own vdst page sizes it: one VGPR)
+        row = replace(row, operands=tuple(replace(o, role="src") if o.name == "vdst" else o for o in row.operands))
     return replace(row, mnemonic=mnemonic) if mnemonic else row
 
 
