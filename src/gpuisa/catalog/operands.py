@@ -17,6 +17,7 @@ from gpuisa.sources.llvm_syntax_docs import (
     MATRIX_TWIN,
     OLDER_ROWS,
     ROW_EVIDENCE,
+    SCALED_MATRIX_ROW,
     OperandEvidence,
     buckets_for_arch,
     derived_bits,
@@ -257,7 +258,7 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
             ruled = rule_source(name.lower(), serves)
             for _ in range(3):   # rules chain: v_tanh_bf16 -> v_tanh_f16 (bf16 twin) -> v_sqrt_f16 (same shape)
                 # a matrix twin's page sizes are another shape's (codec.tables.matrix_dwords sizes them for the codec)
-                if ruled is None or ruled[0] == MATRIX_TWIN:
+                if ruled is None or ruled[0] in (MATRIX_TWIN, SCALED_MATRIX_ROW):
                     break
                 rows = find_rows(docs, (ruled[2],) if ruled[2] else families, [ruled[1]])
                 if rows:

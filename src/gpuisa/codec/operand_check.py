@@ -49,7 +49,9 @@ from gpuisa.sources.llvm_syntax_docs import (
     ASYNC_LDS,
     FLAT_SADDR,
     GFX9_ROW_ON_GFX12,
+    LOAD_SCALE_OPERANDS,
     LOAD_SCALE_ROW,
+    MATRIX_TWINS,
     MODIFIER_EVIDENCE,
     OLDER_ROWS,
     OPERAND_EVIDENCE,
@@ -57,6 +59,9 @@ from gpuisa.sources.llvm_syntax_docs import (
     PROFILE_TWIN,
     RENAMED_ROW,
     ROW_EVIDENCE,
+    SCALE_OPERANDS_ROW,
+    SCALED_MATRIX,
+    SCALED_MATRIX_ROW,
     UNNAMED_TARGETS,
     VOPD3_SOURCES,
     WIDE_TWIN,
@@ -64,9 +69,11 @@ from gpuisa.sources.llvm_syntax_docs import (
     derived_bits,
     derived_row,
     families_for_target,
+    matrix_format_dwords,
     modifier_entries,
     older_row,
     rule_source,
+    scaled_matrix_modifiers,
     type_tag_bits,
 )
 
@@ -354,6 +361,8 @@ class RowMatcher:
         if mnemonic.startswith("v_dual_"):
             return self._derived_vopd(mnemonic)
         ruled = rule_source(mnemonic, self.serves)
+        if ruled and ruled[0] == SCALED_MATRIX_ROW:
+            return [(ruled[0], row) for row in self._scaled_matrix(mnemonic)]
         if ruled and ruled[0] in (RENAMED_ROW, LOAD_SCALE_ROW, ASYNC_LDS):   # another page's row / the page's own VOP3PX2 row
             row = (self.fallback if ruled[2] else self.rows).get(ruled[1])
             return [(ruled[0], derived_row(ruled[0], row, mnemonic))] if row else []
@@ -396,6 +405,28 @@ class RowMatcher:
                 out += [(rule, r) for dpp8 in (False, True) if (r := dpp_row(plain, dpp8, vop3)) is not None]
                 break
         return out
+
+    def _scaled_matrix(self, mnemonic: str) -> list[Row]:
+        """A SCALED_MATRIX instruction's row: GFX12's WMMA row sized as its Table 43 shape (A and B in FP8, resized by
+        the example's formats in _sizes), the scale sources of GFX950's VOP3PX2 row at the instruction's width (no
+        AGPRs: VCSrc), and LLVM's asm string's modifiers; the load-scale alone takes the scale sources as src0 / src1."""
+        fix = SCALED_MATRIX[mnemonic]
+        wmma = self.rows.get(MATRIX_TWINS["v_wmma"])
+        scale_row = self.rows.get(SCALE_OPERANDS_ROW) or self.fallback.get(SCALE_OPERANDS_ROW)
+        if wmma is None or scale_row is None:
+            return []
+        scales = [replace(o, accepts=tuple(k for k in o.accepts if k != "a"), dwords=fix.scale_bits // 32, modifiers=False)
+                  for o in scale_row.operands if o.name in ("scale_src0", "scale_src1")]
+        added = [Operand(m, "modifier", (), 1, "", False, True, "", SCALED_MATRIX_ROW)
+                 for m in scaled_matrix_modifiers(mnemonic)]
+        if not fix.shape:
+            ops = [replace(o, name=LOAD_SCALE_OPERANDS[o.name]) for o in scales] + added
+            return [Row(mnemonic, "VOP3P (load-scale, derived)", tuple(ops), wmma.source)]
+        shaped = self._shaped(replace(wmma, mnemonic=fix.shape))
+        regs = [o for o in shaped.operands if o.role != "modifier"]
+        mods = [o for o in shaped.operands if o.role == "modifier"]
+        return [Row(mnemonic, "VOP3PX2 (derived)" if fix.scale_bits else shaped.section,
+                    (*regs, *(scales if fix.scale_bits else ()), *added, *mods), wmma.source)]
 
     def flat_with_sgpr_base(self, mnemonic: str) -> list[tuple[str, Row]]:
         """gfx1250's flat_* with an SGPR base: the operands of the global row of the same operation (FLAT_SADDR),
@@ -679,6 +710,8 @@ class RowMatcher:
         widths = image_dwords(op.size_text, page.text if page else "", self.modifiers)
         if widths is None:
             widths = f8f6f4_dwords(self.mnemonic, op, self.modifiers)
+        if widths is None and (n := matrix_format_dwords(self.mnemonic, op.name, op.dwords, self.modifiers)):
+            widths = {n}
         return widths if widths is not None else allowed_dwords(op, self.wave64)
 
     def _value_ok(self, op: Operand, kinds: set[str], core: str) -> str | None:

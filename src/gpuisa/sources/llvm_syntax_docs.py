@@ -421,6 +421,62 @@ ASYNC_LDS_LOAD = re.compile(r"^(?:global|cluster)_load_async_to_lds_b(?:8|32|64|
 ASYNC_LDS_TWIN = "global_load_b32"
 
 
+# gfx1250's WMMA of FP8 / FP6 / FP4 matrices in the formats its modifiers name, with and without block scales (cdna5
+# manual 7.12.6, line 3710), and the load-scale half LLVM's tests write alone; no page lists them. Their operands are
+# LLVM's TableGen asm string (VOP3PInstructions.td:1786 `$vdst, $src0, $src1, $src2` then `$scale_src0, $scale_src1`,
+# `$matrix_a_fmt$matrix_b_fmt`, `$matrix_a_scale$matrix_b_scale$matrix_a_scale_fmt$matrix_b_scale_fmt`, reuse, neg;
+# the load-scale's :2088 `$src0, $src1$matrix_a_scale...$matrix_b_reuse`): GFX12's WMMA row sized by the Table 43
+# shape (A and B in FP8 by default), the scale sources VGPR, SGPR or inline constant of 32 or 64 bits
+# (VCSrc_b32_Lo256 / VCSrc_b64_Lo256, :1750-1751) as GFX950's VOP3PX2 row's scale_src0 / scale_src1 page lists them.
+# ROW_EVIDENCE "scaled matrix row".
+@dataclass(frozen=True, slots=True)
+class ScaledMatrix:
+    shape: str         # the Table 43 instruction whose register sizes it takes ("": the load-scale alone, no matrices)
+    scale_bits: int    # bits of each scale source (0: none)
+    formats: bool      # takes matrix_a_fmt / matrix_b_fmt, which size A and B (MATRIX_FORMAT_BITS)
+    manual: int        # cdna5 manual line naming it (Table 43, the VOP3P opcode table, the LD_SCALE field row)
+
+
+SCALED_MATRIX: dict[str, ScaledMatrix] = {
+    "v_wmma_f32_16x16x128_f8f6f4": ScaledMatrix("v_wmma_f32_16x16x128_fp8_fp8", 0, True, 6809),
+    "v_wmma_scale_f32_16x16x128_f8f6f4": ScaledMatrix("v_wmma_f32_16x16x128_fp8_fp8", 32, True, 3449),
+    "v_wmma_scale16_f32_16x16x128_f8f6f4": ScaledMatrix("v_wmma_f32_16x16x128_fp8_fp8", 64, True, 3450),
+    "v_wmma_scale_f32_32x16x128_f4": ScaledMatrix("v_wmma_f32_32x16x128_f4", 32, False, 3451),
+    "v_wmma_scale16_f32_32x16x128_f4": ScaledMatrix("v_wmma_f32_32x16x128_f4", 64, False, 3452),
+    "v_wmma_ld_scale_paired_b32": ScaledMatrix("", 32, False, 3481),
+    "v_wmma_ld_scale16_paired_b64": ScaledMatrix("", 64, False, 3481),
+}
+SCALED_MATRIX_TD = f"{_TD}/VOP3PInstructions.td"
+SCALE_OPERANDS_ROW = "v_mfma_scale_f32_16x16x128_f8f6f4"   # GFX950's VOP3PX2 row: scale_src0, scale_src1
+FORMAT_MODIFIERS = ("matrix_a_fmt", "matrix_b_fmt")                        # OPSEL[2:0] / OPSEL_HI[2:0] (line 3723)
+SCALE_MODIFIERS = ("matrix_a_scale", "matrix_b_scale", "matrix_a_scale_fmt", "matrix_b_scale_fmt")   # line 3481, 3731
+# A / B data formats and their element bits: cdna5 manual lines 3723-3729 (0 FP8 E4M3, 1 BF8 E5M2, 2 FP6, 3 BF6, 4 FP4);
+# LLVM spells them MATRIX_FMT_FP8 ... or by code.
+MATRIX_FORMAT_BITS: dict[str, int] = {"fp8": 8, "bf8": 8, "fp6": 6, "bf6": 6, "fp4": 4}
+MATRIX_FORMAT_OF: dict[str, str] = {"src0": "matrix_a_fmt", "src1": "matrix_b_fmt"}
+
+
+def scaled_matrix_modifiers(mnemonic: str) -> tuple[str, ...]:
+    """The modifiers LLVM's asm string gives a SCALED_MATRIX instruction besides GFX12's WMMA row's (formats, scale
+    selects and formats; the load-scale alone: its scale modifiers and reuse)."""
+    fix = SCALED_MATRIX[mnemonic]
+    if not fix.shape:
+        return (*SCALE_MODIFIERS, "matrix_a_reuse", "matrix_b_reuse")
+    return (*(FORMAT_MODIFIERS if fix.formats else ()), *(SCALE_MODIFIERS if fix.scale_bits else ()))
+
+
+def matrix_format_dwords(mnemonic: str, name: str, dwords: int, modifiers: dict[str, str]) -> int | None:
+    """Dwords of a SCALED_MATRIX A (src0) or B (src1) operand in the format its matrix_a_fmt / matrix_b_fmt names
+    (`dwords`: its FP8 size); None for other operands and instructions, or a format the table does not know."""
+    fix = SCALED_MATRIX.get(mnemonic)
+    if fix is None or not fix.formats or name not in MATRIX_FORMAT_OF:
+        return None
+    value = modifiers.get(MATRIX_FORMAT_OF[name], "0").strip().lower().removeprefix("matrix_fmt_")
+    bits = MATRIX_FORMAT_BITS.get(value) or (list(MATRIX_FORMAT_BITS.values())[int(value)]
+                                              if value.isdigit() and int(value) < len(MATRIX_FORMAT_BITS) else None)
+    return dwords * bits // 8 if bits else None
+
+
 # gfx1250's packed scaled conversions no page lists (v_cvt_scale_pk8_f16_fp8, v_cvt_scalef32_sr_pk8_fp8_bf16 ...): the
 # operand list of GFX950's scaled conversion with as many sources (PACKED_TWINS), the result and the packed source
 # sized by the element count and types in the mnemonic (cdna5 manual pseudocode: V_CVT_SCALE_PK8_F16_FP8 writes
@@ -530,6 +586,17 @@ ROW_EVIDENCE: dict[str, RowEvidence] = {
         "scope:SCOPE_DEV",
         operands=(("vdst", "the LDS address the loaded data is written to: one VGPR the instruction reads (cdna5 "
                            "manual line 4998; FLATInstructions.td:397 `ins VGPROp_32:$vdst`)"),)),
+    "scaled matrix row": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "gfx1250's WMMA of FP8 / FP6 / FP4 matrices (v_wmma_f32_16x16x128_f8f6f4), its block-scaled forms "
+        "(v_wmma_scale_f32_16x16x128_f8f6f4, v_wmma_scale16_f32_32x16x128_f4: VOP3PX2) and the load-scale half alone "
+        "(v_wmma_ld_scale_paired_b32) are on no page: they take GFX12's WMMA row sized by the cdna5 manual's Table 43 "
+        "shape, A and B by the formats matrix_a_fmt / matrix_b_fmt name (OPSEL / OPSEL_HI: FP8, BF8, FP6, BF6, FP4), "
+        "and the scale sources and modifiers of LLVM's TableGen asm string (SCALED_MATRIX)",
+        Provenance(SOURCE, _GFX12_PAGE, 1174, "v_wmma_f32_16x16x16_f16"),
+        f"{_MC}/gfx1250_asm_wmma_w32.s:1273", "v_wmma_scale16_f32_16x16x128_f8f6f4 v[0:7], v[8:23], v[24:35], v[40:47], "
+        "v[2:3], v[4:5] matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6 matrix_a_scale:MATRIX_SCALE_ROW1 "
+        "matrix_b_scale:MATRIX_SCALE_ROW1 neg_lo:[0,0,1] neg_hi:[0,0,1]"),
     "twin row sized by its tablegen profile": RowEvidence(
         ("GFX12 (cdna5)",),
         "gfx1250 adds VOP3 instructions no page lists whose register widths no listed instruction shares "
@@ -871,6 +938,7 @@ WIDE_TWIN = "64-bit twin of the 32-bit row"
 PACKED_CVT = "packed conversion sized by its name"
 PROFILE_TWIN = "twin row sized by its tablegen profile"
 ASYNC_LDS = "lds address of an async load"
+SCALED_MATRIX_ROW = "scaled matrix row"
 RENAMED_GFX1250 = "gfx1250 name of a gfx12 row"
 _FORM_SUFFIXES = ("_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa", "")
 
@@ -888,6 +956,8 @@ def rule_source(mnemonic: str, serves: Iterable[str]) -> tuple[str, str, str] | 
         return SDWA_TWIN, SDWA_TWINS[mnemonic], ""
     if mnemonic in LOAD_SCALE and serves & set(ROW_EVIDENCE[LOAD_SCALE_ROW].families):
         return LOAD_SCALE_ROW, LOAD_SCALE[mnemonic], ""
+    if mnemonic in SCALED_MATRIX and serves & set(ROW_EVIDENCE[SCALED_MATRIX_ROW].families):
+        return SCALED_MATRIX_ROW, MATRIX_TWINS["v_wmma"], ""
     if ASYNC_LDS_LOAD.match(mnemonic) and serves & set(ROW_EVIDENCE[ASYNC_LDS].families):
         return ASYNC_LDS, ASYNC_LDS_TWIN, ""
     if serves & set(ROW_EVIDENCE[SAME_SHAPE].families):
