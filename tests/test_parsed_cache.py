@@ -113,3 +113,45 @@ def test_a_cached_manual_equals_a_fresh_parse_through_another_root(cache: Path, 
     fresh = read_amd_manual(MANUALS.parent, "rdna3")
     assert again == fresh == first
     assert str(tmp_path).encode() not in pickle.dumps(first)
+
+
+def _package(root: Path) -> Path:
+    """A small package named gpuisa: a reader module (function-local import of a helper), an unrelated module, and
+    an __init__ whose function-local import (the codec's lazy entry points in the real one) is not the reader's."""
+    pkg = root / "gpuisa"
+    (pkg / "sources").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("def decode():\n    from gpuisa.big import thing\n    return thing\n")
+    (pkg / "sources" / "__init__.py").write_text("")
+    (pkg / "sources" / "reader.py").write_text("def read(x):\n    from gpuisa.sources.helper import h\n    return h(x)\n")
+    (pkg / "sources" / "helper.py").write_text("def h(x):\n    return x\n")
+    (pkg / "big.py").write_text("thing = 1\n")
+    return pkg
+
+
+def test_an_entry_is_keyed_by_the_code_its_reader_runs(tmp_path: Path, monkeypatch):
+    pkg = _package(tmp_path)
+    assert [p.relative_to(pkg).as_posix() for p in parsed_cache.module_closure(["gpuisa.sources.reader"], pkg)] == [
+        "__init__.py", "sources/__init__.py", "sources/helper.py", "sources/reader.py"]
+    monkeypatch.setattr(parsed_cache, "_PACKAGE", pkg)
+    reader = {"__name__": "gpuisa.sources.reader"}
+    exec(compile((pkg / "sources" / "reader.py").read_text(), "reader.py", "exec"), reader)
+    user = {"__name__": "tests.reader_user", "read": reader["read"]}
+    exec("parse = lambda: read(1)", user)           # a lambda calling the reader through a global, as read.py's do
+
+    def digest() -> str:
+        parsed_cache._closure_digest.cache_clear()
+        return parsed_cache.code_digest_for(user["parse"])
+
+    first = digest()
+    (pkg / "big.py").write_text("thing = 2\n")                                 # code the reader never runs
+    assert digest() == first
+    (pkg / "sources" / "helper.py").write_text("def h(x):\n    return -x\n")   # code it runs
+    assert digest() != first
+    parsed_cache._closure_digest.cache_clear()
+
+
+def test_the_real_readers_are_keyed_by_their_own_modules():
+    manual = {p.relative_to(parsed_cache._PACKAGE).as_posix()
+              for p in parsed_cache.module_closure(["gpuisa.sources.amd_manual"])}
+    assert {"sources/amd_manual.py", "__init__.py", "sources/__init__.py"} <= manual
+    assert not {p for p in manual if p.startswith(("web/", "codec/", "crossref/", "catalog/", "verify/"))}

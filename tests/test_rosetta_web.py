@@ -1,7 +1,7 @@
 """The Rosetta the build stores: the /rosetta page, /api/rosetta, and every stored mapping's evidence re-run.
 
-The catalog fixture's build runs discovery within its time budget (crossref.stage.DEFAULT_BUDGET_S), the
-hinted forms first, so sad.u32 (V_SAD_U32, proved) is in it on every Rosetta arch.
+The catalog fixture's build computes the hinted forms (`--rosetta hinted`, crossref.stage.MODES), so sad.u32
+(V_SAD_U32, proved) is in it on every Rosetta arch; the other cells say how to compute them.
 """
 
 from __future__ import annotations

@@ -31,7 +31,8 @@ from gpuisa.catalog.write import (
     write_equivalents,
 )
 from gpuisa.crossref.discovery import rosetta_forms
-from gpuisa.crossref.stage import DEFAULT_BUDGET_S, Equivalents, compute_equivalents
+from gpuisa.crossref.stage import CACHED, Equivalents, compute_equivalents
+from gpuisa.crossref.stage import state as rosetta_state
 from gpuisa.model import ManualData
 from gpuisa.model_llvm import McCorpus, TargetVerdict
 from gpuisa.model_ptx import PtxManual, PtxVerification
@@ -101,7 +102,8 @@ class Build:
     merged: dict[str, merge.MergedInstruction] = field(default_factory=dict)
     coverage: list[ArchCoverage] = field(default_factory=list)
     mappings: Equivalents | None = None
-    rosetta_budget_s: float | None = DEFAULT_BUDGET_S   # cold discovery time (crossref.stage); None: no limit
+    rosetta: str = CACHED                 # what the Rosetta stage computes anew (crossref.stage.MODES)
+    rosetta_running: bool = False         # a background pass (serve) is computing the cells this build leaves out
     resolution: Resolution | None = None
     llvm_report: LlvmReport | None = None
 
@@ -217,11 +219,13 @@ def check_coverage(b: Build) -> None:
 
 
 def cross_vendor(b: Build) -> None:
-    """PTX <-> AMD equivalents with their evidence, on the semantics this build read."""
+    """PTX <-> AMD equivalents with their evidence, on the semantics this build read. By default only what the
+    fingerprint cache holds (no new discovery on the build's path: crossref.stage.MODES); the catalog records which
+    cells are missing and how to compute them, or that serve's background pass is computing them."""
     if not b.equivalents:
-        if b.pending:   # serve's first start: the background build proves them (the slowest stage when cold)
-            b.verification["equivalents"] = {"state": "pending", "note": "the background build proves the PTX <-> "
-                                             "AMD equivalents; this catalog is replaced when it is done"}
+        if b.pending:   # serve's first start: the background passes fill them in
+            b.verification["rosetta"] = {"state": "pending", "note": "the PTX -> AMD Rosetta comes with the verified "
+                                         "catalog; serve's background pass computes the cells not yet cached"}
         return
     if b.ptx is None:
         b.notes.append("cross-vendor equivalents skipped: no PTX ISA manual in the sources")
@@ -229,7 +233,8 @@ def cross_vendor(b: Build) -> None:
     b.step("cross-vendor equivalents", 0)
     b.mappings = compute_equivalents(ManualTexts(b.manuals, b.ptx), cache_dir() / "crossref-evidence.json",
                                      rosetta_forms([(f.form, i.category) for i in b.ptx.instructions for f in i.forms]),
-                                     jobs=b.jobs, progress=b.progress, budget_s=b.rosetta_budget_s)
+                                     jobs=b.jobs, progress=b.progress, mode=b.rosetta, running=b.rosetta_running)
+    b.verification["rosetta"] = rosetta_state(b.mappings.summary, b.rosetta_running)
     b.step("cross-vendor equivalents", 1)
     b.notes.append(b.mappings.note())
 
@@ -265,15 +270,16 @@ STAGES: tuple[Callable[[Build], None], ...] = (
 def build(sources: Path, target: Path, progress: Progress | None = None, jobs: int = 2,
           verify: bool = True, equivalents: bool = True, pending: bool = False,
           tools: tuple[str, ...] = ("llvm-mc", "ptxas"), accept_drop: bool = False,
-          rosetta_budget_s: float | None = DEFAULT_BUDGET_S) -> BuildReport:
+          rosetta: str = CACHED, rosetta_running: bool = False) -> BuildReport:
     """Build the catalog at `target` from the sources root `sources`; atomic replace at the end.
 
     verify: check with the real tools (llvm-mc, ptxas; cached by tool version; skipped with a note
     naming the missing tool and how to install it). pending: an unverified build that a verified
-    one will replace (the catalog says so, pages show it).
+    one will replace (the catalog says so, pages show it). rosetta: what the cross-vendor stage computes anew
+    (crossref.stage.MODES; default none: the cache's cells); rosetta_running: serve's background pass computes the rest.
     """
     b = Build(Path(sources), Path(target), progress, jobs, verify, equivalents, pending=pending, tools=tools,
-              accept_drop=accept_drop, rosetta_budget_s=rosetta_budget_s)
+              accept_drop=accept_drop, rosetta=rosetta, rosetta_running=rosetta_running)
     stages = []
     for stage in STAGES:
         wall, cpu = time.perf_counter(), _cpu_seconds()

@@ -29,6 +29,7 @@ def open_catalog(path: Path | None) -> Catalog:
 
 
 VERIFY_TOOLS = ("llvm-mc", "ptxas")   # what `build --verify-with` can name
+ROSETTA_MODES = ("cached", "hinted", "all")   # crossref.stage.MODES (not imported: it loads numpy, lark and z3)
 
 
 def register(app: typer.Typer) -> None:
@@ -47,10 +48,13 @@ def build(sources: SourcesOpt = None, catalog: CatalogOpt = None,
           accept_drop: Annotated[bool, typer.Option(
               "--accept-drop", help="Write the catalog even when it holds much less than the sources or the "
                                     "previous catalog (a damaged manual otherwise fails the build).")] = False,
-          rosetta_budget: Annotated[float | None, typer.Option(
-              "--rosetta-budget", min=0, help="Seconds a cold build spends discovering PTX <-> AMD equivalents "
-                                             "(default 90; cached results are always used; 0 computes nothing new; "
-                                             "`gpuisa rosetta --arch all` computes them all).")] = None,
+          rosetta: Annotated[str, typer.Option(
+              "--rosetta", metavar="cached|hinted|all",
+              help="What the PTX -> AMD Rosetta computes anew: cached (default: what the evidence cache holds, "
+                   "the other cells say 'not computed yet'), hinted (also the hinted forms, every arch), all (every "
+                   "form: minutes on a cold cache, cached after; serve runs it in the background).")] = "cached",
+          rosetta_running: Annotated[bool, typer.Option(
+              "--rosetta-running", hidden=True, help="serve: a background pass computes the cells left out")] = False,
           verify_with: Annotated[list[str] | None, typer.Option(
               "--verify-with", metavar="TOOL", help="Verify with this tool only (llvm-mc or ptxas; repeat for both; "
                                                    "default: both). The other's verdicts say it was not run.")]
@@ -63,9 +67,11 @@ def build(sources: SourcesOpt = None, catalog: CatalogOpt = None,
     if verify_with and not verify:
         raise typer.BadParameter("--verify-with names tools to verify with; --no-verify runs none",
                                  param_hint="'--verify-with'")
+    if rosetta not in ROSETTA_MODES:
+        raise typer.BadParameter(f"{rosetta!r} is not one of {', '.join(ROSETTA_MODES)}", param_hint="'--rosetta'")
     target = output_file(catalog or paths.default_catalog(), "catalog")
     build_with_progress(sources or paths.default_sources(), target, jobs, verify, accept_drop=accept_drop,
-                        rosetta_budget_s=rosetta_budget, tools=tools)
+                        rosetta=rosetta, rosetta_running=rosetta_running, tools=tools)
 
 
 def archs(catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:

@@ -18,10 +18,9 @@ console = Console(highlight=False)
 
 def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = True, pending: bool = False,
                         accept_drop: bool = False, equivalents: bool = True,
-                        rosetta_budget_s: float | None = None,
+                        rosetta: str = "cached", rosetta_running: bool = False,
                         tools: tuple[str, ...] = ("llvm-mc", "ptxas")) -> None:
     from gpuisa.build import build  # heavy: the build loads numpy, lark and z3 (equivalents)
-    from gpuisa.crossref.stage import DEFAULT_BUDGET_S
 
     # finished steps leave the live table (the stage times printed at the end sum them up): a verified build
     # has over a hundred steps, and redrawing all of them ten times a second cost more CPU than llvm-mc did
@@ -35,8 +34,7 @@ def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = T
             progress.update(tasks[stage], completed=done, total=total, visible=done < total)
 
         report = build(sources, target, update, jobs, verify, equivalents=equivalents, pending=pending,
-                       accept_drop=accept_drop, tools=tools,
-                       rosetta_budget_s=DEFAULT_BUDGET_S if rosetta_budget_s is None else rosetta_budget_s)
+                       accept_drop=accept_drop, tools=tools, rosetta=rosetta, rosetta_running=rosetta_running)
     table = Table(title="Coverage: instruction entries in each manual's opcode tables found in the catalog")
     for col in ("arch", "table entries", "in catalog", "%", "with manual text", "skipped items"):
         table.add_column(col, justify="right" if col != "arch" else "left")

@@ -2,12 +2,14 @@
 
 fastapi, uvicorn and jinja2 are imported inside the functions so other commands start fast.
 `serve` answers at once from an unverified catalog when it has to build one, verifies with the
-real tools in a background process, and then swaps the served app to the verified catalog.
+real tools in a background process, and then swaps the served app to the verified catalog; a last
+background pass computes the Rosetta cells the evidence cache lacks and swaps again.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import subprocess
@@ -68,27 +70,55 @@ class SwappableApp:
         await self.current(scope, receive, send)
 
 
+def _background_build(args: list[str], log: Path, nice: int = 0) -> int:
+    """One `gpuisa build` in another process (the server keeps its CPU time for answers), its output in `log`;
+    it gets SIGTERM when serve dies (otherwise a serve stopped by SIGTERM or kill leaves it running)."""
+    def start() -> None:
+        terminate_with_parent()
+        if nice:
+            os.nice(nice)
+
+    cmd = [sys.executable, "-m", "gpuisa", "build", *args]
+    with open(log, "a") as out:
+        return subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                              preexec_fn=start).returncode
+
+
+def _rosetta_incomplete(path: Path) -> bool:
+    return verification_state(path).get("rosetta", {}).get("state") in ("pending", "partial")
+
+
 def _verify_in_background(path: Path, sources: Path, served: SwappableApp, cache_size: int,
-                          origin: str = "") -> threading.Thread:
-    """Build the verified catalog in another process (the server keeps its CPU time for answers),
-    then open it and swap it in. The build replaces `path` atomically; its log goes beside it."""
+                          origin: str = "", verify: bool = True) -> threading.Thread:
+    """serve's background passes, each a build that replaces `path` atomically and is then swapped in: first the
+    verified catalog (llvm-mc, ptxas; the Rosetta cells the evidence cache holds), then, when cells are missing, the
+    Rosetta discovery (`build --rosetta all`, at low priority: the first time it takes minutes). Their log goes
+    beside the catalog. verify=False: the catalog is verified already, only the discovery pass runs."""
     from gpuisa.commands.render import console
     from gpuisa.web.app import create_app
 
     log = path.with_name(path.name + ".verify.log")
+    common = ["--sources", str(sources), "--catalog", str(path)]
 
     def run() -> None:
-        cmd = [sys.executable, "-m", "gpuisa", "build", "--verify", "--sources", str(sources), "--catalog", str(path)]
-        with open(log, "w") as out:
-            # the build ends with serve however serve ends; otherwise a serve stopped by SIGTERM or kill leaves it running
-            rc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                preexec_fn=terminate_with_parent).returncode
+        log.write_text("")
+        if verify:
+            rc = _background_build(["--verify", *common, "--rosetta-running"], log)
+            if rc != 0:
+                console.print(f"gpuisa: background verification failed (exit {rc}); still serving the unverified "
+                              f"catalog; see {log}")
+                return
+            served.swap(create_app(path, cache_size=cache_size, origin=origin))
+            console.print(f"gpuisa: verification done; now serving the verified catalog ({log})")
+        if not _rosetta_incomplete(path):
+            return
+        console.print("gpuisa: computing the PTX -> AMD Rosetta cells not yet cached in the background")
+        rc = _background_build(["--verify", *common, "--rosetta", "all"], log, nice=10)   # verdicts cached by now
         if rc != 0:
-            console.print(f"gpuisa: background verification failed (exit {rc}); still serving the unverified "
-                          f"catalog; see {log}")
+            console.print(f"gpuisa: background Rosetta discovery failed (exit {rc}); see {log}")
             return
         served.swap(create_app(path, cache_size=cache_size, origin=origin))
-        console.print(f"gpuisa: verification done; now serving the verified catalog ({log})")
+        console.print(f"gpuisa: Rosetta discovery done; now serving every computed cell ({log})")
 
     thread = threading.Thread(target=run, name="gpuisa-verify", daemon=True)
     thread.start()
@@ -113,10 +143,13 @@ def serve(host: Annotated[str, typer.Option(help="Address to listen on.")] = "12
     from gpuisa.web.app import create_app  # heavy: fastapi and jinja2
 
     app = SwappableApp(create_app(path, cache_size=cache, origin=origin))
-    if verify and any(t.get("state") == "pending" for t in verification_state(path).values()):
+    state = verification_state(path)
+    if verify and any(t.get("state") == "pending" for tool, t in state.items() if tool != "rosetta"):
         print("gpuisa: verifying with llvm-mc and ptxas in the background; pages say so until the verified "
               "catalog replaces this one")
         _verify_in_background(path, sources or paths.default_sources(), app, cache, origin)
+    elif verify and _rosetta_incomplete(path):
+        _verify_in_background(path, sources or paths.default_sources(), app, cache, origin, verify=False)
     import gc
 
     gc.collect()

@@ -279,11 +279,13 @@ def _step_text(vendor: str, op: str, arch: str, texts: Texts) -> str:
         return str(exc)
 
 
-def compute_all_evidence(texts: Texts, cache: Path | None = None, keys: list[str] | None = None) -> dict[str, Any]:
+def compute_all_evidence(texts: Texts, cache: Path | None = None, keys: list[str] | None = None,
+                         cached_only: bool = False) -> dict[str, Any] | None:
     """Evidence for every mapping (the catalog build stores it); cached on disk by fingerprint.
 
     Returns {"fingerprint", "seconds", "mappings": [...], "summary": {proved, tested, curated,
-    counterexample, inconsistent}}.
+    counterexample, inconsistent}}; with cached_only, None instead of computing what the cache lacks
+    (a default build computes no new evidence).
     """
     fp = _fingerprint(texts)
     if cache is not None and cache.is_file() and keys is None:
@@ -294,6 +296,8 @@ def compute_all_evidence(texts: Texts, cache: Path | None = None, keys: list[str
                 return data
         except (OSError, ValueError):
             pass
+    if cached_only:
+        return None
     t0 = time.perf_counter()
     results = [check_mapping(m, texts) for m in MAPPINGS if keys is None or m.key in keys]
     summary: dict[str, int] = {"proved": 0, "tested": 0, "curated": 0, "counterexample": 0, "inconsistent": 0}

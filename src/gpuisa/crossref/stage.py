@@ -1,7 +1,9 @@
 """Build stage: cross-vendor equivalents (PTX <-> AMD) from discovery, with their evidence.
 
 Every row comes from crossref.discovery run on the manual texts this build read: the AMD instruction,
-level, restrictions and the z3 proof, float test or counterexample behind it. The hand-written table
+level, restrictions and the z3 proof, float test or counterexample behind it. By default a build computes
+nothing new here (MODES): it takes what the fingerprint cache holds, and the other cells say how to compute
+them; discovery itself (minutes when cold) runs when asked, e.g. in `serve`'s background pass. The hand-written table
 (crossref.mappings) is only a hints table: a hinted sequence appears where discovery found no single
 instruction, and only with evidence this stage computed for it (proved or tested), never on the hint's word.
 
@@ -46,7 +48,7 @@ class Equivalents:
     def note(self) -> str:
         s = self.summary
         return ("equivalents: {forms} PTX forms on {archs} archs, {decided} decided, {mapped} mapped, "
-                "{hinted} hinted sequences, {not_computed} not computed in the time budget ({seconds} s{cached})").format(
+                "{hinted} hinted sequences, {not_computed} not computed yet ({mode}: {seconds} s{cached})").format(
                     **{**s, "cached": ", cached" if s.get("cached") else ""})
 
 
@@ -71,11 +73,15 @@ def record(row: dict[str, Any]) -> dict[str, Any]:
             "concept_title": concept.title if concept else row.get("chapter", "")}
 
 
-def _hinted(texts: Texts, cache: Path, rows: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Hinted sequences (crossref.mappings) for forms discovery left without a mapping, with their evidence."""
+def _hinted(texts: Texts, cache: Path, rows: dict[str, dict[str, Any]], cached_only: bool = False
+            ) -> list[dict[str, Any]] | None:
+    """Hinted sequences (crossref.mappings) for forms discovery left without a mapping, with their evidence (None:
+    cached_only and the evidence is not in the cache)."""
     from gpuisa.crossref.evidence import compute_all_evidence  # proofs of the hinted programs (cached)
 
-    evidence = compute_all_evidence(texts, cache)
+    evidence = compute_all_evidence(texts, cache, cached_only=cached_only)
+    if evidence is None:
+        return None
     out = []
     for m in evidence.get("mappings", []):
         if m["level"] != SEQ or m["evidence"]["kind"] not in HINT_KINDS or not m.get("consistent", True):
@@ -104,28 +110,41 @@ def rosetta_cell(row: dict[str, Any]) -> dict[str, Any]:
             "program": row.get("program")}          # a discovered sequence's spec (discovery.sequence_program)
 
 
-# A cold build computes discovery this long (all archs together, 2 workers), the hinted forms first; the
-# rest says "not computed" until `gpuisa rosetta` fills the cache (a warm build takes seconds).
-DEFAULT_BUDGET_S = 90.0
+# What a build computes of the Rosetta (`gpuisa build --rosetta MODE`). The build never waits for new discovery
+# unless asked: by default it shows what the fingerprint cache holds (deterministic, seconds) and the rest says
+# "not computed yet" with the command that computes it; `serve` runs ALL in its background pass.
+CACHED = "cached"      # only what the evidence cache holds
+HINTED = "hinted"      # also the hinted forms (crossref.mappings) on every arch, and the hinted sequences' evidence
+ALL = "all"            # every form on every arch (cold: minutes on two cores; cached after)
+MODES = (CACHED, HINTED, ALL)
+HOW_TO_COMPUTE = "`gpuisa build --rosetta all` computes the missing cells (minutes once; cached by semantics fingerprint after)"
+BEING_COMPUTED = "serve is computing them in the background and shows them when that pass is done"
 
 
 def compute_equivalents(texts: Texts, cache: Path, forms: list[PtxFormRef], archs: tuple[str, ...] = ROSETTA_ARCHS,
                         jobs: int = 2, progress: Callable[[str, int, int], None] | None = None,
-                        budget_s: float | None = DEFAULT_BUDGET_S) -> Equivalents:
-    """Discovery on every arch (cached by semantics fingerprints), as rows per instruction and vendor; forms not
-    reached within budget_s seconds (None: no limit; the hinted forms are always computed) are marked not computed,
+                        mode: str = CACHED, running: bool = False) -> Equivalents:
+    """Discovery on every arch as rows per instruction and vendor. `mode` says what is computed anew (MODES); a form
+    left out is marked not computed, with how to compute it (`running`: a background pass is computing it now),
     never guessed."""
+    if mode not in MODES:
+        raise ValueError(f"Rosetta mode {mode!r} is not one of {', '.join(MODES)}")
     t0 = time.perf_counter()
     hinted = list(dict.fromkeys(f.strip() for m in MAPPINGS for f in (m.ptx, *m.ptx.split("+"))))
     rank = {f: i for i, f in enumerate(hinted)}
-    # hints steer the order and are computed whatever the machine's load (a wall-clock budget alone made which
-    # forms a cold build decides depend on how busy the machine was); they never stand in for evidence
-    forms = [replace(f, always=f.form in rank) for f in sorted(forms, key=lambda f: rank.get(f.form, len(rank)))]
-    found = discover_all(archs, forms, texts, cache.with_name("rosetta-proofs.json"), jobs=jobs, progress=progress,
-                         budget_s=budget_s)
+    # hints steer the order; what is computed depends on the mode, never on the machine's load
+    forms = [replace(f, always=mode == HINTED and f.form in rank)
+             for f in sorted(forms, key=lambda f: rank.get(f.form, len(rank)))]
+    # a zero budget computes nothing that is not `always` (discovery.discover_arch); cache look-ups alone are
+    # cheaper in this process than in forked workers
+    found = discover_all(archs, forms, texts, cache.with_name("rosetta-proofs.json"), jobs=1 if mode == CACHED else jobs,
+                         progress=progress, budget_s=None if mode == ALL else 0.0)
     rows: dict[str, dict[str, Any]] = {}
+    untold = BEING_COMPUTED if running else HOW_TO_COMPUTE
     for arch, out in found.items():
         for r in out["rows"]:
+            if r["level"] == NOT_COMPUTED:
+                r = r | {"reason": f"not computed yet: {untold}"}
             rows[f"{r['form']}@{arch}"] = r
     by_name: dict[tuple[str, str], list[dict[str, Any]]] = {}
     decided_n = mapped = 0
@@ -137,8 +156,8 @@ def compute_equivalents(texts: Texts, cache: Path, forms: list[PtxFormRef], arch
             for name in [r["amd"]] if r.get("amd") else sorted({s["amd"] for s in r.get("sequence", [])}):
                 by_name.setdefault(("amd", name), []).append(rec)
             by_name.setdefault(("nvidia", r["form"].split(".")[0]), []).append(rec)
-    hinted_rows = _hinted(texts, cache, rows)
-    for h in hinted_rows:
+    hinted_rows = _hinted(texts, cache, rows, cached_only=mode == CACHED)
+    for h in hinted_rows or ():
         by_name.setdefault(("nvidia", h["ptx"].split("+")[0].strip().split(".")[0]), []).append(h)
         if h["amd"]:
             by_name.setdefault(("amd", h["amd"]), []).append(h)
@@ -146,6 +165,20 @@ def compute_equivalents(texts: Texts, cache: Path, forms: list[PtxFormRef], arch
                 for (vendor, name), recs in sorted(by_name.items()) if name]
     not_computed = sum(1 for r in rows.values() if r["level"] == NOT_COMPUTED)
     summary = {"forms": len(forms), "archs": len(found), "decided": decided_n, "mapped": mapped,
-               "hinted": len(hinted_rows), "not_computed": not_computed, "seconds": round(time.perf_counter() - t0, 1),
-               "cached": all(o["cached"] for o in found.values())}
+               "hinted": len(hinted_rows or ()), "hinted_pending": hinted_rows is None,
+               "not_computed": not_computed, "cells": len(rows), "mode": mode,
+               "seconds": round(time.perf_counter() - t0, 1), "cached": all(o["cached"] for o in found.values())}
     return Equivalents(out_rows, summary, [rosetta_cell(r) for r in rows.values()])
+
+
+def state(summary: dict[str, Any], running: bool = False) -> dict[str, Any]:
+    """The catalog's verification entry for the Rosetta (meta 'verification' -> 'rosetta'): complete, partial or,
+    while serve's background pass computes the rest, pending; the note says what is missing and how to get it."""
+    missing = summary["not_computed"]
+    if not missing and not summary["hinted_pending"]:
+        return {"state": "complete", "note": f"all {summary['cells']} cells computed"}
+    what = (f"{missing} of {summary['cells']} PTX-form x arch cells are not computed yet"
+            + (" and the hinted sequences' evidence is not computed" if summary["hinted_pending"] else ""))
+    if running:
+        return {"state": "pending", "note": f"{what}; {BEING_COMPUTED}"}
+    return {"state": "partial", "note": f"{what}; {HOW_TO_COMPUTE}"}

@@ -49,7 +49,8 @@ _SLUG = re.compile(r"[^a-z0-9]+")
 
 
 ROSETTA_PAGE_ROWS = 150       # rows of one /rosetta page (a row is about 1 KB of HTML for 6 archs)
-NOT_COMPUTED_NOTE = "not computed within the build's time budget (`gpuisa rosetta --arch A` computes and caches it)"
+# for a catalog that does not record its Rosetta state (meta 'verification' -> 'rosetta', crossref.stage.state)
+NOT_COMPUTED_NOTE = "cells marked not computed are not computed yet (`gpuisa build --rosetta all` computes them)"
 
 
 def slug(text: str) -> str:
@@ -546,7 +547,8 @@ class Site:
         title = f"Rosetta: {chapter}" if chapter and table is not None and table["chapters"] else "Rosetta: PTX to AMD"
         return self.render("rosetta.html", links, title=title, table=table, whole=whole, chapter=chapter,
                            level=level, levels=levels, chapters=whole["chapters"], level_words=LEVEL_WORDS, page=page,
-                           pages=pages, not_computed=NOT_COMPUTED_NOTE)
+                           pages=pages, rosetta_state=self.catalog.verification().get("rosetta")
+                           or {"state": "", "note": NOT_COMPUTED_NOTE})
 
     def diff_index(self, links: Links) -> str:
         return self.render("diff_index.html", links, title="Generation diffs", diff_lines=_diff_lines(self.archs))
