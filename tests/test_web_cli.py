@@ -53,9 +53,37 @@ def test_serve_builds_a_missing_catalog_then_serves(tmp_path: Path, monkeypatch:
     assert config.port == 8123 and config.host == "127.0.0.1" and config.access_log is False
     # served at once from the unverified catalog, which says verification is pending; verified in the background
     assert {t: s["state"] for t, s in web.verification_state(catalog).items()} == {
-        "llvm-mc": "pending", "ptxas": "pending", "equivalents": "pending"}   # the slow stages, all in the background
+        "llvm-mc": "pending", "ptxas": "pending", "rosetta": "pending"}   # the slow stages, all in the background
     (path, _, app_, _, _), = background
     assert path == catalog and app_ is served
+
+
+@pytest.mark.parametrize("verified_rc", [0, 1])
+def test_background_passes_verify_then_compute_the_rosetta(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           verified_rc: int):
+    """First the verified catalog (its Rosetta cells say a background pass computes them), swapped in; then, when
+    cells are missing, `build --rosetta all` at low priority, swapped in again. A failed verification stops there."""
+    import gpuisa.web.app
+    from gpuisa.commands import web
+
+    runs: list[tuple[list[str], int]] = []
+
+    def background_build(args: list[str], log: Path, nice: int = 0) -> int:
+        runs.append((args, nice))
+        return verified_rc if len(runs) == 1 else 0
+
+    monkeypatch.setattr(web, "_background_build", background_build)
+    monkeypatch.setattr(web, "_rosetta_incomplete", lambda path: True)
+    monkeypatch.setattr(gpuisa.web.app, "create_app", lambda path, **kw: f"app {len(runs)}")
+    served = web.SwappableApp("first")
+    catalog = tmp_path / "catalog.sqlite"
+    web._verify_in_background(catalog, tmp_path / "sources", served, 16).join(timeout=60)
+    common = ["--sources", str(tmp_path / "sources"), "--catalog", str(catalog)]
+    if verified_rc:
+        assert runs == [(["--verify", *common, "--rosetta-running"], 0)] and served.current == "first"
+        return
+    assert runs == [(["--verify", *common, "--rosetta-running"], 0), (["--verify", *common, "--rosetta", "all"], 10)]
+    assert served.current == "app 2"
 
 
 def test_serve_no_verify_starts_no_background_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
@@ -146,7 +174,8 @@ def test_serves_background_build_ends_when_serve_is_killed():
 
     from gpuisa.commands import web
 
-    assert "preexec_fn=terminate_with_parent" in inspect.getsource(web._verify_in_background)
+    started = inspect.getsource(web._background_build)
+    assert "preexec_fn=start" in started and "terminate_with_parent()" in started
     parent = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE, text=True, start_new_session=True)
     assert parent.stdout is not None and parent.stdout.readline().strip() == "child up"
     children = subprocess.run(["pgrep", "-P", str(parent.pid)], capture_output=True, text=True).stdout.split()
