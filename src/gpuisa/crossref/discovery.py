@@ -134,7 +134,8 @@ def _run_np(prog: Program, arch: str, vecs: dict[str, np.ndarray], widths: dict[
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         data, _ = run_program(dom, prog, arch, env, texts)
-    return np.asarray(data, dtype=object)
+    arr = np.asarray(data)
+    return arr if arr.dtype == np.uint64 else np.asarray(data, dtype=object)   # object: wider than 64 bits
 
 
 # ------------------------------------------------------------------ the PTX side
@@ -1079,7 +1080,7 @@ def _agree_batch(p: PtxSide, specs: list[dict[str, Any]], arch: str, vecs: dict[
                  texts: Texts, fps: dict[str, str]) -> list[int]:
     """_agree_alone for chains of one length that end in the same instruction: each distinct head (the steps before
     the last) runs once, the last step once over all of them side by side (both kept in _RUNS); a batch that does
-    not run falls back to one spec at a time."""
+    not run falls back to one variant of the last step at a time."""
     lanes = len(want)
     dom = NumpyDomain(lanes)
     flushed = _flushed(p, vecs)
@@ -1108,19 +1109,29 @@ def _agree_batch(p: PtxSide, specs: list[dict[str, Any]], arch: str, vecs: dict[
     last = specs[0]["chain"][-1][0]
     results = _run_memo(f"{vkey}|last|{fps.get(last, '')}|{last}|" + "|".join(sigs),
                         lambda: _run_side_by_side(last, variants, lanes, arch, texts))
-    if isinstance(results, Exception):  # one spec at a time: the ones that do not run score 0
-        return [_agree_alone(p, s, arch, vecs, want, texts) for s in specs]
+    if isinstance(results, Exception):
+        # one variant at a time (the heads stay memoised): a variant whose last step does not run scores 0
+        results = []
+        for variant in variants:
+            try:
+                results += _run_side_by_side(last, [variant], lanes, arch, texts)
+            except Exception:  # a pairing whose pseudocode does not run is not a candidate
+                results.append(None)
     results = iter(results)
     out = []
     for i in range(len(specs)):
         if i not in ran:
             out.append(0)
             continue
-        data, w = next(results)
+        found = next(results)
+        if found is None:
+            out.append(0)
+            continue
+        data, w = found
         if w != p.width:
             data = dom.resize(data, w, p.width, False)
-        got = np.asarray(data, dtype=object)
-        got = got.astype(np.uint64) if p.width <= 64 else got
+        got = np.asarray(data)
+        got = got.astype(np.uint64) if p.width <= 64 else np.asarray(data, dtype=object)
         if p.ftz and p.kinds.get("d") == "f":
             got = _flush(got, p.dest_width, p.elem[1] if p.elem else 0)
         out.append(lanes - len(_mismatch(p, want, got)))

@@ -329,7 +329,7 @@ def _convert(ip: Any, name: str, args: list[TV], node: Tree) -> TV:
             with np.errstate(all="ignore"):
                 c = np.clip(np.nan_to_num(x.astype(np.float64), nan=0.0), lo, 1.0) * scale
                 r = np.rint(c).astype(np.int64)
-            return TV("i" if dst == "snorm" else "u", 16, ip.dom.from_ints([int(t) for t in r], 16))
+            return TV("i" if dst == "snorm" else "u", 16, ip.dom.from_ints(r, 16))
         d = _fmt(dst)
         if d[0] in ("f", "bf"):
             return TV(d[0], d[1], fp.convert(x, src, d))

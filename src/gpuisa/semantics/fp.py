@@ -9,6 +9,7 @@ Python integers per lane.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -90,58 +91,106 @@ def from_python(value: float, kind: str, width: int, n: int) -> np.ndarray:
 
 
 def int_to_float(ints: np.ndarray, signed_values: np.ndarray | None, kind: str, width: int) -> np.ndarray:
-    """Integer lanes (object array of Python ints) -> float format, correctly rounded."""
-    vals = [int(v) for v in (signed_values if signed_values is not None else ints)]
-    out64 = np.array([float(Fraction(v)) if abs(v) < (1 << 1000) else float("inf") for v in vals], dtype=np.float64)
+    """Integer lanes -> float format, correctly rounded. Lanes are int64/uint64 arrays, or object arrays of Python
+    ints (any width). Values that fit 64 bits are split into two halves that float64 holds exactly and summed with
+    TwoSum (the float64 sum is the correctly rounded value, the error term exact), all lanes at once; wider ones
+    go through Python's exact integers lane by lane."""
+    vals = np.asarray(signed_values if signed_values is not None else ints)
+    parts = _halves64(vals)
+    if parts is None:
+        return _int_to_float_exact(vals, kind, width)
+    hi, lo = parts
+    with np.errstate(all="ignore"):
+        s = hi + lo
+        bb = s - hi
+        err = (hi - (s - bb)) + (lo - bb)        # TwoSum: hi + lo == s + err exactly
+    if width == 64 and kind == "f":
+        return s
+    return convert(round_to_odd_f64(s, err), ("f", 64), (kind, width))
+
+
+def _halves64(vals: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(high * 2^32, low) as float64 lanes, both exact, for integers in [-2^63, 2^64); None for wider values."""
+    if vals.dtype == object:
+        if vals.size == 0:
+            return None
+        low, high = vals.min(), vals.max()
+        if not (isinstance(low, int) and isinstance(high, int)):
+            return None
+        if low >= 0 and high < 1 << 64:
+            vals = vals.astype(np.uint64)
+        elif low >= -(1 << 63) and high < 1 << 63:
+            vals = vals.astype(np.int64)
+        else:
+            return None
+    if vals.dtype.kind == "u":
+        u = vals.astype(np.uint64)
+        return (u >> U64(32)).astype(np.float64) * 4294967296.0, (u & U64(0xFFFFFFFF)).astype(np.float64)
+    if vals.dtype.kind == "i":
+        i = vals.astype(np.int64)
+        return (i >> np.int64(32)).astype(np.float64) * 4294967296.0, (i & np.int64(0xFFFFFFFF)).astype(np.float64)
+    return None
+
+
+def _int_to_float_exact(vals: np.ndarray, kind: str, width: int) -> np.ndarray:
+    """int_to_float on Python integers of any width, lane by lane."""
+    ints = [int(v) for v in vals]
+    out64 = np.array([float(Fraction(v)) if abs(v) < (1 << 1000) else float("inf") for v in ints], dtype=np.float64)
     if width == 64 and kind == "f":
         return out64
     # float(int) rounds once to float64; re-round from the exact integer to stay single-rounded
-    exact = np.array([Fraction(v) - Fraction(f) if np.isfinite(f) else 0 for v, f in zip(vals, out64, strict=True)])
+    exact = np.array([Fraction(v) - Fraction(f) if np.isfinite(f) else 0 for v, f in zip(ints, out64, strict=True)])
     err = np.array([float(e) for e in exact], dtype=np.float64)
     odd = round_to_odd_f64(out64, err)
     return convert(odd, ("f", 64), (kind, width))
 
 
-def float_to_int(x: np.ndarray, signed: bool, width: int) -> list[int]:
-    """Truncate toward zero and saturate to the integer range; NaN gives 0 (AMD's rule)."""
+def float_to_int(x: np.ndarray, signed: bool, width: int) -> np.ndarray | list[int]:
+    """Truncate toward zero and saturate to the integer range; NaN gives 0 (AMD's rule). Lanes as int64 (signed) or
+    uint64 (unsigned) for widths up to 64, Python ints beyond."""
     lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
-    out = []
-    for v in np.asarray(x, dtype=np.float64):
-        if np.isnan(v):
-            out.append(0)
-        elif v == np.inf:
-            out.append(hi)
-        elif v == -np.inf:
-            out.append(lo)
-        else:
-            out.append(max(lo, min(hi, int(v))))
-    return out
+    v = np.asarray(x, dtype=np.float64)
+    if width > 64:
+        return [0 if np.isnan(t) else hi if t == np.inf else lo if t == -np.inf else max(lo, min(hi, int(t)))
+                for t in v]
+    with np.errstate(all="ignore"):
+        t = np.trunc(v)
+        nan = np.isnan(t)
+        over = ~nan & (t >= float(hi + 1))           # hi + 1 is a power of two: exact in float64
+        under = ~nan & (t < float(lo))
+        inside = np.where(nan | over | under, 0.0, t)
+    dtype = np.int64 if signed else np.uint64
+    out = inside.astype(dtype)
+    out = np.where(over, dtype(hi), out)
+    return np.where(under, dtype(lo), out).astype(dtype)
 
 
 def _fma_exact64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """float64 a*b+c rounded once: exact on Python integers per lane (a float is n / 2^k; int / int true division is
+    correctly rounded, ties to even)."""
     out = np.empty(a.shape, dtype=np.float64)
     with np.errstate(all="ignore"):
         naive = a * b + c
     for i, (x, y, z) in enumerate(zip(a.tolist(), b.tolist(), c.tolist(), strict=True)):
-        if not (np.isfinite(x) and np.isfinite(y) and np.isfinite(z)):
+        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
             out[i] = naive[i]
             continue
-        exact = Fraction(x) * Fraction(y) + Fraction(z)
-        if exact == 0:
+        nx, dx = x.as_integer_ratio()
+        ny, dy = y.as_integer_ratio()
+        nz, dz = z.as_integer_ratio()
+        dp = dx * dy                             # powers of two: the larger is a multiple of the smaller
+        den = max(dp, dz)
+        num = nx * ny * (den // dp) + nz * (den // dz)
+        if num == 0:
             # IEEE: exact zero sum takes +0 unless both addends are -0
-            prod_neg = (np.signbit(x) != np.signbit(y))
-            out[i] = -0.0 if (prod_neg and np.signbit(z)) else 0.0
+            prod_neg = math.copysign(1.0, x) * math.copysign(1.0, y) < 0
+            out[i] = -0.0 if (prod_neg and math.copysign(1.0, z) < 0) else 0.0
             continue
-        out[i] = _round_fraction_f64(exact)
+        try:
+            out[i] = num / den
+        except OverflowError:
+            out[i] = math.inf if num > 0 else -math.inf
     return out
-
-
-def _round_fraction_f64(q: Fraction) -> float:
-    """Round an exact rational to the nearest float64 (ties to even), with overflow to inf."""
-    try:
-        return float(q)  # Fraction.__float__ is correctly rounded (int / int true division)
-    except OverflowError:
-        return float("inf") if q > 0 else float("-inf")
 
 
 def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray, kind: str, width: int) -> np.ndarray:

@@ -89,6 +89,8 @@ class ValueOps:
             return fp.int_to_float(np.full(self.dom.n, int(v.data), dtype=object), None, kind, width)
         v = self.as_int(v, node)
         data, w = self.bits(v)
+        if w <= 64 and isinstance(data, np.ndarray) and data.dtype == np.uint64:   # lanes at once (fp.int_to_float)
+            return fp.int_to_float(self.dom.to_int64(data, w) if v.kind == "i" else data, None, kind, width)
         obj = np.array([int(x) for x in data], dtype=object)
         signed = self.dom.signed_ints(data, w) if v.kind == "i" else None
         return fp.int_to_float(obj, signed, kind, width)
