@@ -610,8 +610,8 @@ class _Decoder:
             return _lo128(op, text, value - 256, True) if value >= 256 else text
         if "v16" in acc and "v" not in acc:
             acc = (*acc, "v")
-        if "v" in acc and ("s" not in acc or fname in ("VDST", "VSRC1", "ADDR", "VADDR", "DATA", "DATA0", "DATA1",
-                                                      "VDATA")):
+        if "v" in acc and ("s" not in acc or fname in ("VDST", "VSRC1", "VSRC2", "ADDR", "VADDR", "DATA", "DATA0",
+                                                      "DATA1", "VDATA")):
             if fname in SOURCE_FIELDS and value < 256:
                 text = ops.source_text(value, op.dwords, gen)
                 if text is None:
@@ -712,6 +712,12 @@ class _Decoder:
             return "clamp" if bit("CLMP") else None
         if name == "index_key" and "OPSEL" in f:    # SWMMAC: which index of the key VGPR (tables.MATRIX_MODIFIERS)
             return f"index_key:{bit('OPSEL')}" if bit("OPSEL") else None
+        if name == "scale_sel" and "OPSEL" in f:
+            # gfx1250's packed scaled conversions: the scale byte is OPSEL (PACKED_CONVERSION; gfx1250_asm_vop3.s
+            # `v_cvt_scale_pk8_f16_fp8 ... scale_sel:5` sets [14:11] = 5, `scale_sel:8` = 8)
+            return f"scale_sel:{bit('OPSEL')}" if bit("OPSEL") else None
+        if name == "op_sel" and any(o.name == "scale_sel" for o in row.operands):
+            return None   # OPSEL is scale_sel there
         if name in ("cbsz", "abid", "blgp") and name.upper() in f:
             return f"{name}:{bit(name.upper())}" if bit(name.upper()) else None
         if name == "neg" and "NEG" not in f and "BLGP" in f:    # f64 MFMA: BLGP holds neg (mai-gfx942.s:72)

@@ -653,7 +653,8 @@ class _Encoder:
                 elif self.t.target in SVE_BIT13_TARGETS:
                     st.word |= 1 << 13
             return
-        if fname in ("VDST", "VSRC1", "ADDR", "VADDR", "DATA", "DATA0", "DATA1", "VDATA") and "s" not in op.accepts:
+        if (fname in ("VDST", "VSRC1", "ADDR", "VADDR", "DATA", "DATA0", "DATA1", "VDATA") and "s" not in op.accepts) or \
+                (fname in ("VSRC1", "VSRC2") and op.name != "vopd3_select"):   # 8-bit VGPR fields (VOP2, VOPD3)
             raise _Attempt(tok.col, f"{op.name} must be a VGPR")
         if fname in SOURCE_FIELDS:   # 8-bit scalar source
             code = self._source_code(op, low, tok, is_float, scalar=True)
@@ -975,8 +976,8 @@ class _Encoder:
             set_field(ALWAYS_PRINTED[name], num(value))
         elif name == "clamp" and not value and "CLMP" in f:
             set_field("CLMP", 1)
-        elif name == "index_key" and value and "OPSEL" in f:
-            need("index_key")
+        elif name in ("index_key", "scale_sel") and value and "OPSEL" in f:   # the whole OPSEL field (decoder.py)
+            need(name)
             set_field("OPSEL", num(value))
         elif name in ("cbsz", "abid", "blgp") and value and name.upper() in f:
             need(name)

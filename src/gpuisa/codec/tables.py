@@ -128,6 +128,9 @@ OPERAND_FIELDS: dict[str, tuple[str, ...]] = {
     # s_atc_probe's permission mask sits where other SMEM rows put sdata (smem.s:27 `s_atc_probe 7, s[4:5], s0`
     # is [0xc2,0x01,0x98,0xf4,...]: SDATA [12:6] = 7; gfx10_probe.rst "truncated to 7 bits")
     "probe": ("SDATA",),
+    # VOPD3's v_dual_cndmask_b32 selects by VCC or any SGPR, named in the half's VSRC2 (cdna5 manual line 3177;
+    # gfx1250_asm_vopd3.s:782 `v_dual_cndmask_b32 v255, v4, v2, vcc_lo :: ...` has VSRCX2 [63:56] = 0x6a, vcc_lo)
+    "vopd3_select": ("VSRC2",),
 }
 # Fields whose value is an SGPR number divided by the register alignment (vega manual, SMEM/MUBUF tables).
 SCALED_FIELDS = {"SBASE": 2, "SRSRC": 4, "RSRC": 4, "SSAMP": 4, "SAMP": 4}
@@ -645,6 +648,8 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
             rows[mnemonic] = Row(mnemonic, twin.section, twin.operands, twin.source)
     for mnemonic, row in fallback_rows(docs, families, w64).items():
         rows.setdefault(mnemonic, row)
+    listed = frozenset(rows)
+    matcher = rule_matcher(docs, target, w64, gen)
     layouts: dict[str, Layout] = {}
     for enc in catalog.layouts(arch).values():
         fields = {f.name: f.bits for f in enc.fields}
@@ -676,7 +681,11 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
         if lay is None:
             continue
         spellings = [s.lower() for s in names.get(name, [name])]
-        base = next((s for s in spellings if any(k in rows for k in (s, s + "_e32", s + "_e64"))), spellings[0])
+        base = next((s for s in spellings if any(k in listed for k in (s, s + "_e32", s + "_e64"))), "")
+        if not base and matcher is not None:   # a row no page lists: the checker's ROW_EVIDENCE rules derive it
+            base = next((s for s in spellings if _add_ruled_rows(matcher, s, encoding, rows, name in promoted_names)),
+                        "")
+        base = base or spellings[0]
         op_field = "OP"
         if encoding in ("VOPD X", "VOPD3 X"):
             op_field = "OPX"
@@ -701,7 +710,9 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
             kind = "swmmac" if base.startswith("v_swmmac") else "wmma"
             form.rows = {v: _matrix_row(r, sizes, kind) for v, r in form.rows.items()}
         if op_field != "OP":
-            _add_vopd_half(layouts, lay, form, op_field[-1], rows, pairs)
+            if matcher is not None and base not in listed:   # a half no VOPDX / VOPDY table lists
+                _add_ruled_rows(matcher, base, encoding, rows)
+            _add_vopd_half(layouts, lay, form, op_field[-1], rows, pairs, matcher)
             continue
         if encoding == "VOP3P" and MAI_LAYOUT in layouts and any(
                 o.name in MAI_MODIFIERS for r in form.rows.values() for o in r.operands):
@@ -754,6 +765,39 @@ def _matrix_stem(mnemonic: str) -> str:
     return m.group(1) + m.group(2).replace("_", "") if m else mnemonic
 
 
+def rule_matcher(docs, target: str, wave64: bool, gen: int):
+    """The operand checker's row matcher for a target (codec.operand_check.RowMatcher): the one place the
+    ROW_EVIDENCE rules (sources/llvm_syntax_docs.py) turn a listed row into the row of an instruction no page
+    lists, shared by the checker and the codec. None for a target no page serves."""
+    from gpuisa.codec.operand_check import RowMatcher, family_of
+
+    fam = family_of(docs, target)
+    if fam is None:
+        return None
+    bucket, chain, _why = fam
+    return RowMatcher(docs, chain, wave64, gen, bucket=bucket)
+
+
+def _add_ruled_rows(matcher, base: str, encoding: str, rows: dict[str, Row], promoted: bool = False) -> bool:
+    """Add to `rows` the row a ROW_EVIDENCE rule derives for an instruction no page lists, under the key its
+    encoding's form is looked up by (tables._listed_variants: the e32 row of a VOP1 / VOP2 / VOPC instruction,
+    the e64 row of its VOP3 form, the plain row otherwise); DPP rows are derived from these as for listed rows.
+    Whether one was added."""
+    if encoding in E32_ENCODINGS:
+        key, ask = base, base + "_e32"
+    elif encoding in VOP3_ENCODINGS and promoted:   # the VOP3 form of a VOP1 / VOP2 / VOPC instruction
+        key, ask = base + "_e64", base + "_e64"
+    else:
+        key, ask = base, base
+    if key in rows:
+        return True
+    got = matcher.derived(ask)
+    if not got:
+        return False
+    rows[key] = replace(got[0][1], mnemonic=key)
+    return True
+
+
 def _matrix_spellings(rows: dict[str, Row], own: frozenset[str], by_mnemonic: dict[str, list[tuple[Form, str]]],
                       ) -> dict[str, list[tuple[Form, str]]]:
     """Old matrix spellings a target's own page lists beside the renamed instruction -> that instruction's forms."""
@@ -804,9 +848,11 @@ def _takes_gfx11_row(encoding: str, base: str, row: Row | None, gfx11: Row | Non
 
 
 def _add_vopd_half(layouts: dict[str, Layout], lay: Layout, form: Form, half: str, rows: dict[str, Row],
-                   pairs: dict) -> None:
+                   pairs: dict, matcher=None) -> None:
     """File one VOPD X or Y instruction under its pair layout, walking the half's syntax row (the
-    VOPDY section's row for Y, keyed `~vopdy` by syntax_rows)."""
+    VOPDY section's row for Y, keyed `~vopdy` by syntax_rows). A VOPD3 half takes the row as the checker
+    reads VOPD3 (RowMatcher.vopd3_row: sources with neg, v_dual_cndmask_b32's select any SGPR, held in
+    VSRC2: OPERAND_FIELDS vopd3_select)."""
     if lay.name not in pairs:
         pairs[lay.name] = _vopd_halves(lay)
         for hl in pairs[lay.name].values():
@@ -814,10 +860,16 @@ def _add_vopd_half(layouts: dict[str, Layout], lay: Layout, form: Form, half: st
     halves = pairs[lay.name]
     if half not in halves:
         return
-    row = rows.get(form.base + "~vopdy") if half == "Y" else None
+    # VOPD3's Y half writes v_dual_cndmask_b32's select as the X half does (gfx1250_asm_vopd3.s:134 `... ::
+    # v_dual_cndmask_b32 v7, v1, v3, vcc_lo`): the X row serves both halves there, as the checker tries it
+    row = rows.get(form.base + "~vopdy") if half == "Y" and not (is_vopd3(lay) and form.base in rows) else None
     row = row or rows.get(form.base)
     if row is None:
         return
+    if is_vopd3(lay) and matcher is not None:
+        row = matcher.vopd3_row(row) or row
+        row = replace(row, operands=tuple(replace(o, name="vopd3_select") if o.name == "vcc" and o.role == "src"
+                                          else o for o in row.operands))
     form.layout = halves[half].name
     form.rows = {"": row}
     lay.pairs.setdefault(half, {}).setdefault(form.opcode, form)
@@ -859,7 +911,7 @@ def tables_for(target: str, catalog_path: Path | None = None, wave64: bool | Non
     # neither the catalog nor the syntax docs reader: CLI start-up time)
     code = Path(__file__).parent
     code_stamp = "|".join(str(p.stat().st_mtime_ns) for p in (
-        code / "tables.py", code / "syntax.py", code.parent / "sources" / "llvm_syntax_docs.py"))
+        code / "tables.py", code / "syntax.py", code / "operand_check.py", code.parent / "sources" / "llvm_syntax_docs.py"))
     stamp = f"{TABLES_VERSION}|{code_stamp}|{cat_path.resolve()}|{cat_path.stat().st_mtime_ns}|{docs_dir()}|{target}|{wave64}"
     digest = hashlib.sha256(stamp.encode()).hexdigest()[:20]
     cache = paths.cache_dir() / "codec" / f"{target}-{digest}.pickle"
