@@ -8,8 +8,10 @@ target file. The work itself lives in the layers below: readers in `sources.read
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import sqlite3
 import threading
 import time
 from collections import Counter
@@ -58,6 +60,7 @@ class BuildReport:
     llvm: LlvmReport | None = None      # when the LLVM tests were read
     notes: list[str] = field(default_factory=list)
     stages: list[StageTime] = field(default_factory=list)
+    up_to_date: str = ""                # when set: the catalog was built from these same inputs at this time
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +107,9 @@ class Build:
     mappings: Equivalents | None = None
     rosetta: str = CACHED                 # what the Rosetta stage computes anew (crossref.stage.MODES)
     rosetta_running: bool = False         # a background pass (serve) is computing the cells this build leaves out
+    force: bool = False                   # rebuild even when the catalog was built from the same inputs
+    inputs: str = ""                      # inputs_key() at the start
+    up_to_date: str = ""                  # the catalog's built_at, when its inputs are these: nothing to do
     resolution: Resolution | None = None
     llvm_report: LlvmReport | None = None
 
@@ -118,6 +124,22 @@ def clear_leftovers(b: Build) -> None:
     """Temporary catalogs that killed builds left beside the target (their process is gone)."""
     for path in remove_stale_temps(b.target.parent):
         b.notes.append(f"removed {path.name}, left by a build that was stopped")
+
+
+def check_inputs(b: Build) -> None:
+    """Nothing to do when the catalog at the target was built from exactly these inputs (inputs_key: sources, code,
+    options, tools, the Rosetta evidence cache): a warm rebuild then takes about a second instead of reading,
+    resolving and writing everything again to the same result."""
+    b.inputs = inputs_key(b)
+    if b.force or not b.target.is_file():
+        return
+    try:
+        with sqlite3.connect(f"file:{b.target}?mode=ro", uri=True) as conn:
+            meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('inputs', 'built_at')"))
+    except sqlite3.Error:
+        return
+    if meta.get("inputs") == b.inputs:
+        b.up_to_date = meta.get("built_at", "?")
 
 
 def read_manuals(b: Build) -> None:
@@ -252,10 +274,13 @@ def write(b: Build) -> None:
             b.llvm_report = write_llvm(conn, b.corpus, b.manuals, b.merged, b.llvm_verdicts, b.llvm_tool)
         if b.mappings is not None:
             write_equivalents(conn, b.mappings.rows, b.mappings.summary, b.mappings.rosetta)
+        if _repeatable(b) and inputs_key(b) == b.inputs:   # unchanged while it ran (its own Rosetta cells change it)
+            conn.execute("INSERT INTO meta(key, value) VALUES ('inputs', ?)", (b.inputs,))
 
 
 STAGES: tuple[Callable[[Build], None], ...] = (
     clear_leftovers,
+    check_inputs,
     read_manuals,
     check_manuals,
     read_tests_and_docs,
@@ -270,23 +295,76 @@ STAGES: tuple[Callable[[Build], None], ...] = (
 def build(sources: Path, target: Path, progress: Progress | None = None, jobs: int = 2,
           verify: bool = True, equivalents: bool = True, pending: bool = False,
           tools: tuple[str, ...] = ("llvm-mc", "ptxas"), accept_drop: bool = False,
-          rosetta: str = CACHED, rosetta_running: bool = False) -> BuildReport:
+          rosetta: str = CACHED, rosetta_running: bool = False, force: bool = False) -> BuildReport:
     """Build the catalog at `target` from the sources root `sources`; atomic replace at the end.
 
     verify: check with the real tools (llvm-mc, ptxas; cached by tool version; skipped with a note
     naming the missing tool and how to install it). pending: an unverified build that a verified
     one will replace (the catalog says so, pages show it). rosetta: what the cross-vendor stage computes anew
     (crossref.stage.MODES; default none: the cache's cells); rosetta_running: serve's background pass computes the rest.
+    A catalog built from the same inputs (inputs_key) is left as it is unless `force`.
     """
     b = Build(Path(sources), Path(target), progress, jobs, verify, equivalents, pending=pending, tools=tools,
-              accept_drop=accept_drop, rosetta=rosetta, rosetta_running=rosetta_running)
+              accept_drop=accept_drop, rosetta=rosetta, rosetta_running=rosetta_running, force=force)
     stages = []
     for stage in STAGES:
         wall, cpu = time.perf_counter(), _cpu_seconds()
         stage(b)
         stages.append(StageTime(stage.__name__, time.perf_counter() - wall, _cpu_seconds() - cpu))
+        if b.up_to_date:
+            break
     return BuildReport(b.coverage, len(b.merged), time.perf_counter() - b.started, str(b.target), b.llvm_report,
-                       b.notes, stages)
+                       b.notes, stages, b.up_to_date)
+
+
+# ---------------------------------------------------------------- what a catalog is made from
+
+ROSETTA_CACHE_FILES = ("crossref-evidence.json", "rosetta-proofs.json", "rosetta-proofs-rows-*.json")
+
+
+def _stamp(path: Path) -> str:
+    try:
+        st = path.resolve().stat()
+    except OSError:
+        return f"{path}:missing"
+    return f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def inputs_key(b: Build) -> str:
+    """Digest of everything a build's catalog follows from: every file under the sources root (path, size,
+    modification time), the package's code, the options, the verifying tools (path, version, binary stamp; or why
+    one is missing) and the Rosetta evidence cache's files. The llvm-mc and ptxas result caches are not inputs: a
+    kept result is what the same tool says again (a tool failure is never kept, and a build with one stores no key)."""
+    h = hashlib.sha256(parsed_cache.code_digest().encode())
+    h.update(json.dumps([str(b.sources.resolve()), b.verify, list(b.tools), b.pending, b.equivalents, b.accept_drop,
+                         b.rosetta, b.rosetta_running]).encode())
+    for folder, dirs, files in sorted(os.walk(b.sources, followlinks=True)):
+        dirs.sort()
+        for name in sorted(files):
+            h.update(_stamp(Path(folder) / name).encode())
+    if b.verify and "llvm-mc" in b.tools:
+        try:
+            tool = find_llvm_mc()
+            h.update(f"{tool.label}|{_stamp(Path(tool.path))}".encode())
+        except LlvmMcMissing as exc:
+            h.update(f"llvm-mc missing: {exc}".encode())
+    if b.verify and "ptxas" in b.tools:
+        tools = find_tools()
+        h.update(f"{tools.label}|{tools.max_ptx}|{tools.ptxas}|{tools.cuobjdump}".encode())
+        h.update("|".join(_stamp(Path(str(t))) for t in (tools.ptxas, tools.cuobjdump) if t).encode())
+    if b.equivalents:
+        for pattern in ROSETTA_CACHE_FILES:
+            for path in sorted(cache_dir().glob(pattern)) or [cache_dir() / pattern]:
+                h.update(_stamp(path).encode())
+    return h.hexdigest()
+
+
+def _repeatable(b: Build) -> bool:
+    """Whether the same inputs give this catalog again: not when a tool failed (hung, crashed) this time."""
+    if any(v.verdict == "tool failed" for v in b.llvm_verdicts):
+        return False
+    return not (b.ptx_verification is not None
+                and any(v.status == "tool failed" for v in b.ptx_verification.verdicts.values()))
 
 
 # ---------------------------------------------------------------- helpers of the verify stage

@@ -53,6 +53,9 @@ def build(sources: SourcesOpt = None, catalog: CatalogOpt = None,
               help="What the PTX -> AMD Rosetta computes anew: cached (default: what the evidence cache holds, "
                    "the other cells say 'not computed yet'), hinted (also the hinted forms, every arch), all (every "
                    "form: minutes on a cold cache, cached after; serve runs it in the background).")] = "cached",
+          force: Annotated[bool, typer.Option(
+              "--force", help="Rebuild even when the catalog was built from the same sources, code, options, tools "
+                              "and Rosetta cache (otherwise such a build does nothing).")] = False,
           rosetta_running: Annotated[bool, typer.Option(
               "--rosetta-running", hidden=True, help="serve: a background pass computes the cells left out")] = False,
           verify_with: Annotated[list[str] | None, typer.Option(
@@ -71,7 +74,7 @@ def build(sources: SourcesOpt = None, catalog: CatalogOpt = None,
         raise typer.BadParameter(f"{rosetta!r} is not one of {', '.join(ROSETTA_MODES)}", param_hint="'--rosetta'")
     target = output_file(catalog or paths.default_catalog(), "catalog")
     build_with_progress(sources or paths.default_sources(), target, jobs, verify, accept_drop=accept_drop,
-                        rosetta=rosetta, rosetta_running=rosetta_running, tools=tools)
+                        rosetta=rosetta, rosetta_running=rosetta_running, tools=tools, force=force)
 
 
 def archs(catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:

@@ -19,7 +19,7 @@ console = Console(highlight=False)
 def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = True, pending: bool = False,
                         accept_drop: bool = False, equivalents: bool = True,
                         rosetta: str = "cached", rosetta_running: bool = False,
-                        tools: tuple[str, ...] = ("llvm-mc", "ptxas")) -> None:
+                        tools: tuple[str, ...] = ("llvm-mc", "ptxas"), force: bool = False) -> None:
     from gpuisa.build import build  # heavy: the build loads numpy, lark and z3 (equivalents)
 
     # finished steps leave the live table (the stage times printed at the end sum them up): a verified build
@@ -34,7 +34,12 @@ def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = T
             progress.update(tasks[stage], completed=done, total=total, visible=done < total)
 
         report = build(sources, target, update, jobs, verify, equivalents=equivalents, pending=pending,
-                       accept_drop=accept_drop, tools=tools, rosetta=rosetta, rosetta_running=rosetta_running)
+                       accept_drop=accept_drop, tools=tools, rosetta=rosetta, rosetta_running=rosetta_running,
+                       force=force)
+    if report.up_to_date:
+        console.print(f"catalog {report.path} is up to date: built {report.up_to_date} from the same sources, code, "
+                      f"options, tools and Rosetta cache; nothing to do ({report.seconds:.1f} s; --force rebuilds)")
+        return
     table = Table(title="Coverage: instruction entries in each manual's opcode tables found in the catalog")
     for col in ("arch", "table entries", "in catalog", "%", "with manual text", "skipped items"):
         table.add_column(col, justify="right" if col != "arch" else "left")
