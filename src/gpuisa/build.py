@@ -8,14 +8,17 @@ target file. The work itself lives in the layers below: readers in `sources.read
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import sqlite3
+import tempfile
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +27,7 @@ from gpuisa.catalog.llvm_stage import ALL_TARGETS, LlvmReport, llvm_aliases, wri
 from gpuisa.catalog.ptx_store import write_ptx
 from gpuisa.catalog.resolve import Resolution, settle_with_llvm_mc, write_resolution
 from gpuisa.catalog.resolve import resolve as resolve_encodings
+from gpuisa.catalog.schema import SCHEMA
 from gpuisa.catalog.write import (
     ArchCoverage,
     arch_coverage,
@@ -110,6 +114,8 @@ class Build:
     force: bool = False                   # rebuild even when the catalog was built from the same inputs
     inputs: str = ""                      # inputs_key() at the start
     up_to_date: str = ""                  # the catalog's built_at, when its inputs are these: nothing to do
+    docs: dict[str, Future] = field(default_factory=dict)   # docs readers running in their own processes
+    exits: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)   # pools that outlive one stage
     resolution: Resolution | None = None
     llvm_report: LlvmReport | None = None
 
@@ -160,15 +166,7 @@ def check_manuals(b: Build) -> None:
     sanity.check(counts, {}, accept_drop=False)
 
 
-def read_tests_and_docs(b: Build) -> None:
-    """LLVM's AMDGPU MC tests (examples, per-target support, bytes to check the manuals against), its syntax
-    pages (every instruction's operands, per syntax family) and the PTX ISA manual (with the older edition,
-    to mark what is new). Each docs reader is one process: with jobs > 1 they run in two other processes
-    while the tests are read, so on a cold cache their parsers share the cores instead of taking turns."""
-    tests = layout.has_llvm_tests(b.sources)
-    if not tests:
-        b.notes.append(f"LLVM MC tests not found under {layout.llvm_mc_tests(b.sources)}: "
-                       "no examples or target support")
+def _docs_readers(b: Build) -> dict[str, Callable[[Path], object]]:
     docs: dict[str, Callable[[Path], object]] = {}
     if (layout.llvm_docs(b.sources) / "AMDGPU").is_dir():
         docs["syntax"] = read_llvm_syntax_docs
@@ -179,16 +177,42 @@ def read_tests_and_docs(b: Build) -> None:
         docs["ptx"] = read_ptx_manual
     else:
         b.notes.append(f"PTX ISA manual not found under {layout.ptx_manual(b.sources)}: no PTX instructions")
+    return docs
+
+
+def start_docs(b: Build) -> None:
+    """LLVM's syntax pages (every instruction's operands, per syntax family) and the PTX ISA manual (with the older
+    edition, to mark what is new) are needed only from verification on: with jobs > 1 each is read in a process of
+    its own from the start, while the manuals and the LLVM tests are read and resolved, so on a cold cache their
+    parsers share the cores with the rest instead of taking turns (collect_docs takes their results)."""
+    docs = _docs_readers(b)
     if b.jobs > 1 and docs:
-        with process_pool(len(docs)) as pool:
-            pending = {what: pool.submit(read, b.sources) for what, read in docs.items()}
-            b.corpus = read_llvm_tests(b.sources, b.jobs, b.progress) if tests else None
-            got = {what: future.result() for what, future in pending.items()}
+        pool = b.exits.enter_context(process_pool(len(docs)))
+        b.docs = {what: pool.submit(read, b.sources) for what, read in docs.items()}
     else:
-        b.corpus = read_llvm_tests(b.sources, b.jobs, b.progress) if tests else None
-        got = {what: read(b.sources) for what, read in docs.items()}
-    b.syntax = got.get("syntax")          # type: ignore[assignment]
-    b.ptx = got.get("ptx")                # type: ignore[assignment]
+        b.docs = {what: _done(read(b.sources)) for what, read in docs.items()}
+
+
+def _done(value: object) -> Future:
+    f: Future = Future()
+    f.set_result(value)
+    return f
+
+
+def read_tests(b: Build) -> None:
+    """LLVM's AMDGPU MC tests: examples, per-target support, bytes to check the manuals against."""
+    if layout.has_llvm_tests(b.sources):
+        b.corpus = read_llvm_tests(b.sources, b.jobs, b.progress)
+    else:
+        b.notes.append(f"LLVM MC tests not found under {layout.llvm_mc_tests(b.sources)}: "
+                       "no examples or target support")
+
+
+def collect_docs(b: Build) -> None:
+    """The syntax pages and the PTX manual that start_docs began reading."""
+    b.syntax = b.docs["syntax"].result() if "syntax" in b.docs else None   # type: ignore[assignment]
+    b.ptx = b.docs["ptx"].result() if "ptx" in b.docs else None            # type: ignore[assignment]
+    b.docs = {}
 
 
 def verify(b: Build) -> None:
@@ -262,30 +286,81 @@ def cross_vendor(b: Build) -> None:
 
 
 def write(b: Build) -> None:
-    """One SQLite file, written beside the target and renamed into place when complete."""
-    with new_catalog(b.target) as conn:
-        write_amd(conn, b.manuals, b.merged, b.coverage, b.sources, b.syntax)
-        if b.resolution is not None:
-            write_resolution(conn, b.resolution, merge.key_index(b.merged))
-        conn.execute("INSERT INTO meta(key, value) VALUES ('verification', ?)", (json.dumps(b.verification),))
-        if b.ptx is not None:
-            write_ptx(conn, b.ptx, b.ptx_verification)
-        if b.corpus is not None:
-            b.llvm_report = write_llvm(conn, b.corpus, b.manuals, b.merged, b.llvm_verdicts, b.llvm_tool)
-        if b.mappings is not None:
-            write_equivalents(conn, b.mappings.rows, b.mappings.summary, b.mappings.rosetta)
-        if _repeatable(b) and inputs_key(b) == b.inputs:   # unchanged while it ran (its own Rosetta cells change it)
-            conn.execute("INSERT INTO meta(key, value) VALUES ('inputs', ?)", (b.inputs,))
+    """One SQLite file, written beside the target and renamed into place when complete. With jobs > 1 the LLVM
+    tables (the most work: choosing each target's examples) are written by a forked process into a file of their
+    own while this one writes the rest, then copied in (SQLite copies rows in C)."""
+    with contextlib.ExitStack() as side:
+        llvm: tuple[Future, Path] | None = None
+        if b.corpus is not None and b.jobs > 1:   # forked before the catalog's connection opens: none crosses a fork
+            pool = side.enter_context(process_pool(1, _keep_build, (b,)))    # the build reaches it by fork
+            b.target.parent.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix=f".catalog-{os.getpid()}-llvm-", suffix=".tmp", dir=b.target.parent)
+            os.close(fd)
+            side.callback(Path(name).unlink, missing_ok=True)
+            llvm = (pool.submit(_write_llvm_file, name), Path(name))
+        with new_catalog(b.target) as conn:
+            _write_catalog(b, conn, llvm)
+
+
+def _write_catalog(b: Build, conn: sqlite3.Connection, llvm: tuple[Future, Path] | None) -> None:
+    write_amd(conn, b.manuals, b.merged, b.coverage, b.sources, b.syntax)
+    if b.resolution is not None:
+        write_resolution(conn, b.resolution, merge.key_index(b.merged))
+    conn.execute("INSERT INTO meta(key, value) VALUES ('verification', ?)", (json.dumps(b.verification),))
+    if b.ptx is not None:
+        write_ptx(conn, b.ptx, b.ptx_verification)
+    if llvm is not None:
+        b.llvm_report = llvm[0].result()
+        _copy_tables(conn, llvm[1], LLVM_TABLES)
+    elif b.corpus is not None:
+        b.llvm_report = write_llvm(conn, b.corpus, b.manuals, b.merged, b.llvm_verdicts, b.llvm_tool)
+    if b.mappings is not None:
+        write_equivalents(conn, b.mappings.rows, b.mappings.summary, b.mappings.rosetta)
+    if _repeatable(b) and inputs_key(b) == b.inputs:   # unchanged while it ran (its own Rosetta cells change it)
+        conn.execute("INSERT INTO meta(key, value) VALUES ('inputs', ?)", (b.inputs,))
+
+
+LLVM_TABLES = ("llvm_examples", "llvm_counts", "targets", "agreement", "errata")   # what write_llvm fills
+_FORKED: list[Build] = []
+
+
+def _keep_build(b: Build) -> None:
+    _FORKED[:] = [b]
+
+
+def _write_llvm_file(path: str) -> LlvmReport:
+    """In the forked writer: the LLVM tables into their own SQLite file."""
+    b = _FORKED[0]
+    assert b.corpus is not None
+    conn = sqlite3.connect(path)
+    try:
+        conn.executescript(SCHEMA)
+        report = write_llvm(conn, b.corpus, b.manuals, b.merged, b.llvm_verdicts, b.llvm_tool)
+        conn.commit()
+    finally:
+        conn.close()
+    return report
+
+
+def _copy_tables(conn: sqlite3.Connection, path: Path, tables: tuple[str, ...]) -> None:
+    conn.commit()
+    conn.execute("ATTACH DATABASE ? AS side", (str(path),))
+    for table in tables:
+        conn.execute(f"INSERT INTO main.{table} SELECT * FROM side.{table}")
+    conn.commit()
+    conn.execute("DETACH DATABASE side")
 
 
 STAGES: tuple[Callable[[Build], None], ...] = (
     clear_leftovers,
     check_inputs,
+    start_docs,
     read_manuals,
     check_manuals,
-    read_tests_and_docs,
-    verify,
+    read_tests,
     resolve,
+    collect_docs,
+    verify,
     check_coverage,
     cross_vendor,
     write,
@@ -307,12 +382,13 @@ def build(sources: Path, target: Path, progress: Progress | None = None, jobs: i
     b = Build(Path(sources), Path(target), progress, jobs, verify, equivalents, pending=pending, tools=tools,
               accept_drop=accept_drop, rosetta=rosetta, rosetta_running=rosetta_running, force=force)
     stages = []
-    for stage in STAGES:
-        wall, cpu = time.perf_counter(), _cpu_seconds()
-        stage(b)
-        stages.append(StageTime(stage.__name__, time.perf_counter() - wall, _cpu_seconds() - cpu))
-        if b.up_to_date:
-            break
+    with b.exits:
+        for stage in STAGES:
+            wall, cpu = time.perf_counter(), _cpu_seconds()
+            stage(b)
+            stages.append(StageTime(stage.__name__, time.perf_counter() - wall, _cpu_seconds() - cpu))
+            if b.up_to_date:
+                break
     return BuildReport(b.coverage, len(b.merged), time.perf_counter() - b.started, str(b.target), b.llvm_report,
                        b.notes, stages, b.up_to_date)
 
