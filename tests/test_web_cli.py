@@ -73,7 +73,7 @@ def test_background_passes_verify_then_compute_the_rosetta(tmp_path: Path, monke
         return verified_rc if len(runs) == 1 else 0
 
     monkeypatch.setattr(web, "_background_build", background_build)
-    monkeypatch.setattr(web, "_rosetta_incomplete", lambda path: True)
+    monkeypatch.setattr(web, "_rosetta_pending", lambda path: True)
     monkeypatch.setattr(gpuisa.web.app, "create_app", lambda path, **kw: f"app {len(runs)}")
     served = web.SwappableApp("first")
     catalog = tmp_path / "catalog.sqlite"
@@ -189,3 +189,23 @@ def test_serves_background_build_ends_when_serve_is_killed():
     if alive:
         os.killpg(parent.pid, signal.SIGKILL)
     assert not alive, "the child ran on after its parent was killed"
+
+
+@pytest.mark.parametrize(("rosetta", "resumed"), [("partial", False), ("pending", True), ("complete", False)])
+def test_serve_resumes_only_its_own_rosetta_pass(fixture_catalog: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 rosetta: str, resumed: bool):
+    """A plain build's catalog says how to compute the missing cells: serve starts no discovery for it. A catalog
+    left by a serve stopped during its discovery pass says the pass is running: the next serve resumes it."""
+    import uvicorn
+
+    from gpuisa.cli import app
+    from gpuisa.commands import web
+
+    background: list[tuple] = []
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self: None)
+    monkeypatch.setattr(web, "_verify_in_background", lambda *a, **kw: background.append(kw))
+    monkeypatch.setattr(web, "verification_state", lambda path: {"llvm-mc": {"state": "verified"},
+                                                                 "rosetta": {"state": rosetta}})
+    result = CliRunner().invoke(app, ["serve", "--catalog", str(fixture_catalog)])
+    assert result.exit_code == 0, result.output
+    assert background == ([{"verify": False}] if resumed else [])

@@ -84,8 +84,10 @@ def _background_build(args: list[str], log: Path, nice: int = 0) -> int:
                               preexec_fn=start).returncode
 
 
-def _rosetta_incomplete(path: Path) -> bool:
-    return verification_state(path).get("rosetta", {}).get("state") in ("pending", "partial")
+def _rosetta_pending(path: Path) -> bool:
+    """Whether the catalog says a serve's background pass computes its missing Rosetta cells (a plain build's
+    catalog says how to compute them instead: serve then starts no discovery of its own)."""
+    return verification_state(path).get("rosetta", {}).get("state") == "pending"
 
 
 def _verify_in_background(path: Path, sources: Path, served: SwappableApp, cache_size: int,
@@ -93,7 +95,8 @@ def _verify_in_background(path: Path, sources: Path, served: SwappableApp, cache
     """serve's background passes, each a build that replaces `path` atomically and is then swapped in: first the
     verified catalog (llvm-mc, ptxas; the Rosetta cells the evidence cache holds), then, when cells are missing, the
     Rosetta discovery (`build --rosetta all`, at low priority: the first time it takes minutes). Their log goes
-    beside the catalog. verify=False: the catalog is verified already, only the discovery pass runs."""
+    beside the catalog. verify=False: the catalog is verified already and its Rosetta pending (a serve stopped
+    during that pass): only the discovery pass runs."""
     from gpuisa.commands.render import console
     from gpuisa.web.app import create_app
 
@@ -110,7 +113,7 @@ def _verify_in_background(path: Path, sources: Path, served: SwappableApp, cache
                 return
             served.swap(create_app(path, cache_size=cache_size, origin=origin))
             console.print(f"gpuisa: verification done; now serving the verified catalog ({log})")
-        if not _rosetta_incomplete(path):
+        if not _rosetta_pending(path):
             return
         console.print("gpuisa: computing the PTX -> AMD Rosetta cells not yet cached in the background")
         rc = _background_build(["--verify", *common, "--rosetta", "all"], log, nice=10)   # verdicts cached by now
@@ -148,7 +151,7 @@ def serve(host: Annotated[str, typer.Option(help="Address to listen on.")] = "12
         print("gpuisa: verifying with llvm-mc and ptxas in the background; pages say so until the verified "
               "catalog replaces this one")
         _verify_in_background(path, sources or paths.default_sources(), app, cache, origin)
-    elif verify and _rosetta_incomplete(path):
+    elif verify and _rosetta_pending(path):    # a serve stopped before its discovery pass ended: resume it
         _verify_in_background(path, sources or paths.default_sources(), app, cache, origin, verify=False)
     import gc
 
