@@ -136,3 +136,18 @@ def test_depctr_bits_follow_the_rdna2_manual():
     for name, (hi, lo) in DEPCTR_BITS.items():
         spelled = f"SIMM16[{hi}:{lo}]" if hi != lo else f"SIMM16[{hi}]"
         assert f"{name} <= {spelled}" in text or f"{name} == 0 &#124;&#124; {spelled} == 1" in text, name
+
+
+@pytest.mark.parametrize("line", [56, 59])
+def test_gfx1100_refuses_a_scalar_or_constant_in_vop3_dpp_src1(codec_env, line):
+    """gfx11_asm_err.s:56 / :59 expect errors for an SGPR / constant in v_add3_u32_e64_dpp's src1 on GFX11, which
+    gfx1150 accepts (gfx1150_asm_features.s:11 in CASES above)."""
+    from gpuisa import encode
+    from gpuisa.codec.encoder import AsmError
+
+    lines = (MC / "AMDGPU/gfx11_asm_err.s").read_text().splitlines()
+    written, check = lines[line - 1], lines[line]
+    assert written.startswith("v_add3_u32_e64_dpp v5, v1, ") and "GFX11:" in check and "error:" in check
+    assert "gfx1100" in " ".join(x for x in lines[:5] if "RUN:" in x)   # the premise: GFX11 checks gfx1100
+    with pytest.raises(AsmError):
+        encode(written, "gfx1100")

@@ -127,6 +127,21 @@ def _lo128(op: Operand, text: str, reg: int, scalar_too: bool) -> str:
 # :426 `s0/*Invalid register, operand has 'VGPR_32' register class*/`, :65 `1.0/*Invalid immediate*/`).
 MATRIX_PREFIXES = ("v_wmma_", "v_swmmac_")
 
+# SOPP instructions whose 16-bit immediate LLVM's TableGen types i16imm / i32imm (a plain integer) where the others
+# take s16imm / u16imm, printed by printU16ImmOperand in hex (AMDGPUInstructions.td:136-139): llvm-mc prints these
+# as an integer inline constant, 0..64 in decimal and other values in hex (gfx11_dasm_sopp.txt:156 `s_nop 0`,
+# gfx1250_dasm_sopp.txt:29 `s_set_vgpr_msb 10` but :23 `s_set_vgpr_msb 0xff`, :32 `s_setprio_inc_wg 0x64`;
+# s16imm: gfx11_asm_sopp.s:417 `s_ttracedata_imm 0x0`). Mnemonic -> its definition's line.
+_SOP_TD = "llvm-project-23.1.1/llvm/lib/Target/AMDGPU/SOPInstructions.td"
+INTEGER_SIMM16: dict[str, str] = {
+    "s_nop": f"{_SOP_TD}:1549", "s_barrier_wait": f"{_SOP_TD}:1655", "s_sethalt": f"{_SOP_TD}:1739",
+    "s_setkill": f"{_SOP_TD}:1741", "s_sleep": f"{_SOP_TD}:1749", "s_setprio": f"{_SOP_TD}:1757",
+    "s_setprio_inc_wg": f"{_SOP_TD}:1761", "s_trap": f"{_SOP_TD}:1783", "s_incperflevel": f"{_SOP_TD}:1791",
+    "s_decperflevel": f"{_SOP_TD}:1794", "s_monitor_sleep": f"{_SOP_TD}:1814", "s_denorm_mode": f"{_SOP_TD}:1846",
+    "s_set_vgpr_msb": f"{_SOP_TD}:1924",
+}
+INTEGER_INLINE_MAX = 64   # the largest integer inline constant (AMDGPUOperandSyntax.rst:642, iconst {0..64})
+
 
 def _invalid_note(text: str, dwords: int) -> str:
     if text[:1] in "-0123456789.":
@@ -639,6 +654,8 @@ class _Decoder:
         if op.name == "label":   # llvm-mc prints the raw 16 bits (gfx10_sopp.txt:20 `s_branch 49617` for 0xc1d1)
             return str(value)
         if op.name in ("simm16", "imm16"):   # llvm-mc prints 16-bit immediates in hex (gfx9_asm_sopk.s:5)
+            if self._base in INTEGER_SIMM16 and value <= INTEGER_INLINE_MAX:
+                return str(value)
             return f"0x{value:x}"
         if op.name == "waitcnt" and op.page:
             try:

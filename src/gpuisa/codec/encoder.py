@@ -795,6 +795,10 @@ class _Encoder:
             if reg[2] != op.dwords:
                 raise _Attempt(tok.col, f"{low} is {reg[2]} dword(s), {op.name} takes {op.dwords}")
             return 256 + reg[1]
+        if op.accepts and set(op.accepts) <= {"v", "v16"}:
+            # a source the row gives VGPRs only, though its field could name more (gfx11_asm_err.s:56: gfx1100
+            # refuses v_add3_u32_e64_dpp v5, v1, s2, v3; its page's vsrc1 is a VGPR)
+            raise _Attempt(tok.col, f"{op.name} must be a VGPR")
         try:
             code = ops.scalar_code(low, op.dwords, gen)
         except OperandError as exc:

@@ -641,6 +641,12 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
     families, _why = families_for_target(docs, target)
     rows = syntax_rows(docs, families, w64)
     own = frozenset(rows)     # the target's own pages (other pages' rows only fill gaps)
+    matcher = rule_matcher(docs, target, w64, gen)
+    serves = tuple(matcher.serves) if matcher is not None else families
+    if matcher is not None and set(serves) - set(families):
+        # a target its page does not name ('GFX11 (rdna3.5)': gfx1150 on GFX11's page) takes the OPERAND_EVIDENCE
+        # entries serving its bucket, as the checker reads its rows (gfx1150_asm_features.s:11, VOP3 DPP src1 s2)
+        rows = {k: served_row(docs, r, serves, w64) for k, r in rows.items()}
     for mnemonic in SDWA_TWINS:   # an SDWA form no page lists takes its twin's row (ROW_EVIDENCE, rule_source)
         ruled = rule_source(mnemonic, families)
         if ruled is not None and mnemonic not in rows and ruled[1] in rows:
@@ -649,7 +655,6 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
     for mnemonic, row in fallback_rows(docs, families, w64).items():
         rows.setdefault(mnemonic, row)
     listed = frozenset(rows)
-    matcher = rule_matcher(docs, target, w64, gen)
     layouts: dict[str, Layout] = {}
     for enc in catalog.layouts(arch).values():
         fields = {f.name: f.bits for f in enc.fields}
@@ -702,7 +707,7 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
         else:   # modifiers a page's rows omit and LLVM's tests write (operand_check.MODIFIER_EVIDENCE)
             from gpuisa.codec.operand_check import with_modifier_evidence
 
-            form.rows = {v: with_modifier_evidence(r) for v, r in form.rows.items()}
+            form.rows = {v: with_modifier_evidence(r, serves) for v, r in form.rows.items()}
         if base.startswith("ds_gws_"):   # its data operand is encoded in ADDR (OPERAND_FIELDS gws_data)
             form.rows = {v: replace(r, operands=tuple(replace(o, name="gws_data") if o.name == "vdata" else o
                                                       for o in r.operands)) for v, r in form.rows.items()}

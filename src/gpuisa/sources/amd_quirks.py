@@ -294,6 +294,13 @@ LAYOUT_FIXES: tuple[LayoutFix, ...] = (
         (Seen("rdna2", 5186, "ENCODING [31]"),),
         fields=(FieldAt("ENCODING", ((31, 31),), 0),)),
     LayoutFix(
+        "vop2-encoding-cdna5", ("cdna5",), ("VOP2",),
+        "the VOP2 field table ends with OP [30:25] and has no ENCODING row; LLVM's encodings have bit 31 clear, "
+        "as every other manual prints (gfx1250_asm_vop2.s:160 `v_add_nc_u64_e32 v[4:5], v[2:3], v[4:5]` ends "
+        "with byte 0x50)",
+        (Seen("cdna5", 6135, "OP [30:25], no ENCODING"),),
+        fields=(FieldAt("ENCODING", ((31, 31),), 0),)),
+    LayoutFix(
         "vop3px2-128-bits", ("cdna5",), ("VOP3PX2",),
         "the VOP3PX2 format is two tables, bits [63:0] (load scale) and [127:64] (WMMA), but the second "
         "table numbers its bits from 0 and the format is read as one 64-bit layout with overlapping "
