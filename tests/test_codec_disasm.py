@@ -112,7 +112,7 @@ def test_elf_code_object_every_kernel(codec_env, tmp_path):
 def test_sopp_integer_immediates_print_as_llvm_does(codec_env):
     """SOPP immediates typed i16imm / i32imm (decoder.INTEGER_SIMM16) print 0..64 in decimal and other values in
     hex (gfx1250_dasm_sopp.txt:29 `s_set_vgpr_msb 10`, :23 `0xff`: instructions the catalog lacks on gfx1250);
-    s16imm ones (s_ttracedata_imm) always in hex."""
+    s16imm ones (s_clause, s_ttracedata_imm) always in hex."""
     import re
 
     from gpuisa import decode
@@ -123,10 +123,10 @@ def test_sopp_integer_immediates_print_as_llvm_does(codec_env):
     for mnemonic, where in INTEGER_SIMM16.items():   # the premise: each entry's definition types it so
         line = td[int(where.rsplit(":", 1)[1]) - 1]
         assert f'"{mnemonic}"' in line and re.search(r"\(ins i(16|32)imm:\$simm16\)", line), (mnemonic, line)
-    assert '"s_ttracedata_imm", (ins s16imm:$simm16)' in td[1852 - 1]
+    assert '"s_clause", (ins s16imm:$simm16)' in td[1833 - 1]
     for rel, line, target in [("Disassembler/AMDGPU/gfx11_dasm_sopp.txt", 156, "gfx1100"),     # s_nop 0
                               ("Disassembler/AMDGPU/gfx12_dasm_sopp.txt", 13, "gfx1200"),      # s_barrier_wait 1
                               ("Disassembler/AMDGPU/gfx11_dasm_sopp.txt", 150, "gfx1100"),     # s_incperflevel 0x1234
-                              ("AMDGPU/gfx11_asm_sopp.s", 417, "gfx1100")]:                    # s_ttracedata_imm 0x0
+                              ("Disassembler/AMDGPU/gfx11_dasm_sopp.txt", 75, "gfx1100")]:     # s_clause 0x0
         asm, data = llvm_check(rel, line)
         assert decode(data, target)[0].text == asm, (rel, line)
