@@ -55,7 +55,8 @@ SOLVE_TARGET = "sm_100a"
 ALT_SOLVE_TARGETS = ("sm_100a", "sm_90a", "sm_120a", "sm_107a", "sm_103a", "sm_110a", "sm_121a")
 LINES_PER_FILE = 2500
 MAX_CANDIDATES = 200          # rows tried per operand shape and search round
-KERNELS_PER_FILE = 120
+KERNELS_PER_FILE = 1000       # SASS kernels per ptxas/cuobjdump run (see _Engine.lower)
+SMALL_PROBE = 64              # fewer kernels than this are compiled without cuobjdump first (_Engine.lower)
 # slices of each search round's candidate rows, asked in turn (ptxas's own fix first, then its nearest
 # neighbours): a form solved by an early slice is not rendered or asked with the later ones
 WAVES = ((0, 1), (1, 12), (12, 80), (80, None))
@@ -78,6 +79,7 @@ _VECTOR_ARG = re.compile(r"Vector expected for argument (\d+)")
 _NO_32BIT = ("32-Bit compilation is no longer supported", "32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported")
 _SASS_OP = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_.]*)")
 _IGNORED_SASS = {"NOP", "EXIT", "BRA", "RET.ABS.NODEC", "RET.REL.NODEC"}
+_MODULE_CALL = "CALL.ABS"        # a call whose setup depends on the other kernels of the file (_Engine.lower)
 
 
 def crash_message(failed: str) -> str:
@@ -90,6 +92,12 @@ def crash_message(failed: str) -> str:
 
 def _chunks(items: list[int], size: int) -> list[list[int]]:
     return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _even_chunks(items: list[str], size: int) -> list[list[str]]:
+    """`items` in as few runs of at most `size` as fit, of equal length (no small last file)."""
+    n = -(-len(items) // size)
+    return [items[i * len(items) // n:(i + 1) * len(items) // n] for i in range(n)]
 
 
 def _vkey(v: str) -> tuple[int, int]:
@@ -257,7 +265,7 @@ class _Engine:
 
         def one(i: int) -> tuple[int, Run]:
             text, arch, sass = jobs[i]
-            return i, self.runner.compile(text, arch, sass, keep=self.lines is None or sass)
+            return i, self.runner.compile(text, arch, sass, keep=self.lines is None)
 
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             for i, run in pool.map(one, range(len(jobs))):
@@ -412,6 +420,122 @@ class _Engine:
         if asked:
             self._remember([(keys[k], result[k]) for k in asked], (LineCache.key(mode, ""), []))
         return [r if r is not None else ["not proven"] for r in result]
+
+    def lower(self, kernels: dict[str, list[str]], version: str, stage: str = "sass"
+              ) -> dict[tuple[str, str], tuple[str, ...] | None]:
+        """SASS opcodes of each kernel (named `k`) per .target, None where ptxas refuses or dies on it.
+
+        Each cuobjdump call costs ~0.3 CPU s before it reads a byte (it starts nvdisasm per cubin), and
+        ptxas ~1.5 ms per kernel, so a target's kernels go in a few large files. A kernel's SASS does not
+        depend on the kernels beside it (except absolute calls, below), so each is kept on its own (keyed by
+        target, file header and text): a changed form list lowers only its new kernels.
+
+        ptxas refuses a bad kernel while parsing, so such a file fails cheaply: the kernels its messages point
+        at are dropped and the rest assembled again. A file that fails with no line named (ptxas 13.5's
+        internal compiler error on `ld.v8.u8` from sm_90 on) is halved until the kernel causing it stands
+        alone; halves under SMALL_PROBE kernels are only compiled (no cuobjdump) and their good kernels
+        lowered together afterwards. The targets go in order of their number, and a kernel that failed on an
+        earlier one is tried apart from the others (the same forms fail on sm_90, sm_100 and sm_120). A
+        timeout, or cuobjdump failing, gives up that file's kernels without keeping anything.
+        """
+        out: dict[tuple[str, str], tuple[str, ...] | None] = {}
+        modes = {t: f"sass\0{_arch(t, False)}\0{_sass_file(t, [], version)}" for t in kernels}
+        suspects: set[str] = set()                  # kernels ptxas refused or died on, on an earlier target
+        fresh: dict[str, list[str]] = {}            # kernels lowered by this call (not from the cache)
+        for number in sorted({_tnum(t) for t in kernels}):
+            work: list[tuple[str, list[str], str]] = []
+            for t in sorted(t for t in kernels if _tnum(t) == number):
+                bodies = kernels[t]
+                keys = [LineCache.key(modes[t], k) for k in bodies]
+                known = self.lines.get_many(keys) if self.lines is not None else {}
+                todo = []
+                for body, key in zip(bodies, keys, strict=True):
+                    if key in known:
+                        ops = known[key]
+                        out[(t, body)] = None if ops[:1] == ("!",) else ops
+                    else:
+                        todo.append(body)
+                if todo and self.runner.compile(_sass_file(t, [], version), _arch(t, False)).rc != 0:
+                    out.update({(t, body): None for body in todo})     # ptxas takes no file for this target
+                    continue
+                fresh[t] = todo
+                risky = [k for k in todo if k in suspects]
+                work += [(t, chunk, "sass") for chunk in _even_chunks([k for k in todo if k not in suspects],
+                                                                      KERNELS_PER_FILE)]
+                work += [(t, chunk, "probe") for chunk in _even_chunks(risky, SMALL_PROBE)]
+            suspects |= self._lower_files(work, version, modes, out, stage)
+        # an absolute call (a texture or tensor-copy form's driver routine) is set up differently when another
+        # kernel of the file queries a texture (txq): such kernels are lowered again in a file of their own kind
+        calls = [(t, [k for k in bodies if any(op.startswith(_MODULE_CALL) for op in out.get((t, k)) or ())], "final")
+                 for t, bodies in sorted(fresh.items())]
+        self._lower_files([job for job in calls if job[1]], version, modes, out, f"{stage} (calls)")
+        return out
+
+    def _lower_files(self, work: list[tuple[str, list[str], str]], version: str, modes: dict[str, str],
+                     out: dict[tuple[str, str], tuple[str, ...] | None], stage: str) -> set[str]:
+        """Run (target, kernels, how) files until every kernel has its answer in `out`; the kernels ptxas
+        refused or died on. how: "sass" (with cuobjdump), "probe" (compiled only; the good kernels are lowered
+        together at the end), "final" (that last run: with cuobjdump, its halves too)."""
+        refused: set[str] = set()
+        kept: list[tuple[bytes, tuple[str, ...]]] = []      # answers for the disk cache (a failure: "!", why)
+        clean: dict[str, list[str]] = {}                    # compiled without SASS, to lower together
+
+        def settle(t: str, body: str, ops: tuple[str, ...] | None, keep: tuple[str, ...] | None) -> None:
+            out[(t, body)] = ops
+            if keep is not None:
+                kept.append((LineCache.key(modes[t], body), keep))
+            if keep is not None and ops is None:
+                refused.add(body)
+
+        attempt = 0
+        while work or clean:
+            if not work:
+                work = [(t, chunk, "final") for t, bodies in sorted(clean.items())
+                        for chunk in _even_chunks(bodies, KERNELS_PER_FILE)]
+                clean = {}
+            texts, spans = [], []
+            for t, chunk, how in work:
+                named = [k.replace(".entry k(", f".entry k{i}(", 1) for i, k in enumerate(chunk)]
+                lines = [k.count("\n") + 1 for k in named]
+                starts = list(itertools.accumulate([1 + _sass_file(t, [], version).count("\n"), *lines[:-1]]))
+                spans.append([(lo, lo + n - 1) for lo, n in zip(starts, lines, strict=True)])
+                texts.append((_sass_file(t, named, version), _arch(t, False), how != "probe"))
+            runs = self._map(texts, stage if attempt == 0 else f"{stage} (retry {attempt})")
+            attempt += 1
+            again: list[tuple[str, list[str], str]] = []
+            for (t, chunk, how), run, span in zip(work, runs, spans, strict=True):
+                if run.rc == 0 and not run.failed and how == "probe":
+                    clean.setdefault(t, []).extend(chunk)
+                    continue
+                if run.rc == 0 and not run.failed:
+                    funcs = parse_sass(run.sass) if run.sass else {}
+                    for i, body in enumerate(chunk):      # no listing (cuobjdump failed): nothing kept
+                        ops = funcs.get(f"k{i}")
+                        settle(t, body, None if ops is None else tuple(ops), None if ops is None else tuple(ops))
+                    continue
+                if run.failed and "crashed" not in run.failed:    # a hang or a silent exit: not the kernels' fault
+                    for body in chunk:
+                        settle(t, body, None, None)
+                    continue
+                bad = {i for i, (lo, hi) in enumerate(span) if any(lo <= ln <= hi for ln in run.messages)}
+                if bad:
+                    for i in sorted(bad):
+                        msgs = [m for ln in range(span[i][0], span[i][1] + 1) for m in run.messages.get(ln, [])]
+                        settle(t, chunk[i], None, ("!", *msgs))
+                    rest = [k for i, k in enumerate(chunk) if i not in bad]
+                    if rest:
+                        again.append((t, rest, how))
+                elif len(chunk) > 1:
+                    half = len(chunk) // 2
+                    small = how == "probe" or (how == "sass" and half < SMALL_PROBE)
+                    again += [(t, part, "probe" if small else how) for part in (chunk[:half], chunk[half:])]
+                else:                                  # this kernel alone kills ptxas (internal error, crash)
+                    settle(t, chunk[0], None, ("!", run.failed or "; ".join(run.header_errors) or "failed"))
+            if self.lines is not None and kept:
+                self.lines.put_many(kept)
+            kept.clear()
+            work = again
+        return refused
 
     def broken(self, version: str, target: str, parse_only: bool, handles: bool) -> bool:
         """Whether ptxas fails on a file with no test lines: then it fails on everything, and a
@@ -1040,66 +1164,23 @@ def sass_delta(form_ops: list[str], base_ops: list[str]) -> tuple[str, ...]:
 
 
 def _sass(cases: list[_Case], engine: _Engine, targets: tuple[str, ...]) -> None:
-    """Lower every confirmed form for each SASS column and keep the opcodes it adds."""
-    jobs: dict[str, list[tuple[_Case, str, str]]] = {}
+    """Lower every confirmed form for each SASS column and keep the opcodes it adds beyond its baseline
+    (the same kernel without the form)."""
+    wanted: dict[str, list[tuple[_Case, str, str]]] = {}      # target string -> (case, form kernel, baseline)
     for c in cases:
         if not c.confirmed or c.rendered is None:
             continue
         for base in targets:
             t = _sass_target(c, base)
             if t:
-                jobs.setdefault(t, []).append((c, base, t))
-    work: list[tuple[str, list[tuple[_Case, str, str]]]] = []
-    for t in sorted(jobs):
-        items = jobs[t]
-        for i in range(0, len(items), KERNELS_PER_FILE):
-            work.append((t, items[i:i + KERNELS_PER_FILE]))
-    for attempt in range(4):
-        if not work:
-            return
-        texts = []
-        layouts: list[tuple[list[str], list[tuple[int, int]], dict[str, tuple[int, int]]]] = []
-        for t, items in work:
-            kernels: list[str] = []
-            names: dict[str, str] = {}          # one baseline per distinct load/store pattern
-            mine: list[str] = []
-            spans: list[tuple[int, int]] = []
-            base_spans: dict[str, tuple[int, int]] = {}
-            line = len(_sass_file(t, [], engine.max_version).split("\n"))
-            for n, (c, _, _) in enumerate(items):
-                assert c.rendered is not None
-                k = _kernel(f"f{n}", c.rendered, True)
-                spans.append((line, line + k.count("\n")))
-                line += k.count("\n") + 1
-                kernels.append(k)
-                body = _kernel("b", c.rendered, False)
-                if body not in names:
-                    names[body] = f"b{len(names)}"
-                    k = _kernel(names[body], c.rendered, False)
-                    base_spans[names[body]] = (line, line + k.count("\n"))
-                    line += k.count("\n") + 1
-                    kernels.append(k)
-                mine.append(names[body])
-            layouts.append((mine, spans, base_spans))
-            texts.append((_sass_file(t, kernels, engine.max_version), _arch(t, False), True))
-        runs = engine._map(texts, "sass" if attempt == 0 else f"sass (retry {attempt})")
-        again: list[tuple[str, list[tuple[_Case, str, str]]]] = []
-        for (t, items), run, (mine, spans, base_spans) in zip(work, runs, layouts, strict=True):
-            if run.rc == 0 and run.sass:
-                funcs = parse_sass(run.sass)
-                for n, (c, _, target) in enumerate(items):
-                    c.sass[target] = sass_delta(funcs.get(f"f{n}", []), funcs.get(mine[n], []))
-                continue
-            errs = set(run.messages)
-            bad_base = {b for b, (lo, hi) in base_spans.items() if any(lo <= e <= hi + 1 for e in errs)}
-            bad = {n for n, (lo, hi) in enumerate(spans) if mine[n] in bad_base or any(lo <= e <= hi + 1 for e in errs)}
-            if bad:                             # drop the kernels ptxas complains about, keep the rest
-                rest = [it for n, it in enumerate(items) if n not in bad]
-                if rest:
-                    again.append((t, rest))
-            elif len(items) > 1:                # nothing pinned on a kernel: halve
-                again += [(t, items[:len(items) // 2]), (t, items[len(items) // 2:])]
-        work = again
+                wanted.setdefault(t, []).append((c, _kernel("k", c.rendered, True), _kernel("k", c.rendered, False)))
+    kernels = {t: list(dict.fromkeys(k for _, f, b in items for k in (f, b))) for t, items in wanted.items()}
+    lowered = engine.lower(kernels, engine.max_version)
+    for t, items in wanted.items():
+        for c, f, b in items:
+            form_ops, base_ops = lowered.get((t, f)), lowered.get((t, b))
+            if form_ops is not None and base_ops is not None:
+                c.sass[t] = sass_delta(list(form_ops), list(base_ops))
 
 
 # ---------------------------------------------------------------- errata
@@ -1281,7 +1362,7 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
 
 # ---------------------------------------------------------------- whole-result cache
 
-VERIFIER_VERSION = "6"         # bump when the stages change what they conclude
+VERIFIER_VERSION = "7"         # bump when the stages change what they conclude
 
 
 def _result_key(tools: Tools, instrs: list[PtxInstruction], sass: tuple[str, ...], undocumented: bool) -> str:
