@@ -1,6 +1,6 @@
 """The build's Rosetta stage computes no new discovery unless asked (crossref.stage.MODES): a default build shows what
-the fingerprint cache holds and says how to compute the rest; what discovery computed (`--rosetta all`, `gpuisa
-rosetta`) is what the next default build shows.
+the fingerprint cache holds and says how to compute the rest; what discovery computed (`build --rosetta all`, serve's
+background pass) is what the next default build shows.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def test_default_build_computes_nothing_new_and_says_how(tmp_path: Path):
 
 def test_what_discovery_computed_is_what_a_default_build_shows(tmp_path: Path):
     cache = tmp_path / "crossref-evidence.json"
-    # discovery as `gpuisa rosetta` and `build --rosetta all` run it, for one form on one arch
+    # discovery as `build --rosetta all` runs it, for one form on one arch
     found = discover_all(("rdna3",), FORMS[:1], TEXTS, cache.with_name("rosetta-proofs.json"), jobs=1)
     (row,) = found["rdna3"]["rows"]
     assert row["level"] == "equivalent" and row["amd"] == "v_sad_u32"

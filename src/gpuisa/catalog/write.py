@@ -15,7 +15,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from gpuisa import __version__
@@ -130,9 +130,12 @@ def _j(obj) -> str:
     return json.dumps(obj, separators=(",", ":"), default=_default)
 
 
+_PROVENANCE_FIELDS = tuple(f.name for f in fields(Provenance))
+
+
 def _default(o):
-    if isinstance(o, Provenance):
-        return {k: v for k, v in asdict(o).items() if v is not None}
+    if isinstance(o, Provenance):   # its fields are plain values: no deep copy (dataclasses.asdict) needed
+        return {k: v for k in _PROVENANCE_FIELDS if (v := getattr(o, k)) is not None}
     raise TypeError(type(o))
 
 
