@@ -59,6 +59,12 @@ CASES = [
     ("AMDGPU/gfx942_asm_features.s", 583, "gfx942", "both"),             # SDWA row without dst_sel: DWORD, pad
     ("AMDGPU/gfx942_asm_features.s", 290, "gfx942", "both"),             # a row of modifiers only: sc0 sc1
     ("AMDGPU/gfx1150_asm_features.s", 11, "gfx1150", "both"),            # VOP3 DPP src1 an SGPR (gfx115x)
+    ("AMDGPU/gfx1250_asm_salu_lit64.s", 63, "gfx1250", "both"),          # 64-bit literal (code 254), SALU
+    ("AMDGPU/gfx1250_asm_salu_lit64.s", 66, "gfx1250", "both"),          # lit64(..): hex that reads as 32 bits
+    ("AMDGPU/gfx1250_asm_valu_lit64.s", 207, "gfx1250", "both"),         # a float64 with a low dword: 64 bits
+    ("AMDGPU/gfx1250_asm_valu_lit64.s", 218, "gfx1250", "both"),         # ... without one: 32 bits, high dword
+    ("AMDGPU/gfx1250_asm_vop2.s", 595, "gfx1250", "both"),               # v_fmaak_f64's K: 64 bits
+    ("AMDGPU/gfx12_asm_sop1.s", 864, "gfx1250", "both"),                 # ... printed as the disassembler does
 ]
 
 
@@ -151,3 +157,16 @@ def test_gfx1100_refuses_a_scalar_or_constant_in_vop3_dpp_src1(codec_env, line):
     assert "gfx1100" in " ".join(x for x in lines[:5] if "RUN:" in x)   # the premise: GFX11 checks gfx1100
     with pytest.raises(AsmError):
         encode(written, "gfx1100")
+
+
+def test_a_64_bit_integer_the_sign_extension_would_change_takes_a_64_bit_literal(codec_env):
+    """gfx12_asm_sop1.s:862-863: `s_mov_b64 s[0:1], 0xaf123456` is a 32-bit literal on gfx1200 and a 64-bit one
+    (code 254, 8 bytes) on gfx1250, whose 32-bit literal would be sign-extended."""
+    from gpuisa import encode
+
+    written = (MC / "AMDGPU/gfx12_asm_sop1.s").read_text().splitlines()[861 - 1]
+    old, old_data = llvm_check("AMDGPU/gfx12_asm_sop1.s", 862)
+    new, new_data = llvm_check("AMDGPU/gfx12_asm_sop1.s", 863)
+    assert written == old == new == "s_mov_b64 s[0:1], 0xaf123456" and len(old_data) == 8 and len(new_data) == 12
+    assert encode(written, "gfx1200")[0].data == old_data
+    assert encode(written, "gfx1250")[0].data == new_data

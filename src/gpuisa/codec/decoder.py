@@ -21,12 +21,17 @@ from gpuisa.codec.syntax import (
     DPP8FI,
     DPP16,
     LITERAL,
+    LITERAL64,
+    LITERAL64_ENCODINGS,
+    LITERAL64_K,
+    LITERAL64_TARGETS,
     NULL_CODE,
     OMOD,
     SCOPES,
     SDWA,
     export_target,
     hwreg_text,
+    literal64_text,
     th_text,
 )
 from gpuisa.codec.tables import (
@@ -192,6 +197,7 @@ class _Decoder:
         self._image_mods: dict[str, list[Operand]] = {}   # layout -> the image modifiers it has fields for
         self._docs_dir: Path | None = None
         self._k_rows: dict[int, bool] = {}           # id(row) -> whether fmaak / madmk's K literal follows
+        self._lit64 = False                          # the word being printed is followed by a 64-bit literal
 
     def find(self, data: bytes, pos: int) -> tuple[Layout, Form, int] | None:
         w0 = int.from_bytes(data[pos:pos + 4], "little")
@@ -285,7 +291,15 @@ class _Decoder:
             k_row = self._k_rows[id(row)] = any(o.name in K_OPERANDS for o in row.operands)
         uses_literal = k_row or any(n in f and get_bits(word, f[n]) == LITERAL for n in SOURCE_FIELDS
                                     if not extra or n != "SRC0")
-        if uses_literal:
+        self._lit64 = self.t.target in LITERAL64_TARGETS and not extra and (
+            (k_row and form.base in LITERAL64_K) or (form.encoding in LITERAL64_ENCODINGS and any(
+                n in f and get_bits(word, f[n]) == LITERAL64 for n in SOURCE_FIELDS)))
+        if self._lit64:   # 64 bits of constant follow the word (syntax.LITERAL64)
+            if len(data) < pos + size + 8:
+                raise _Undecodable(f"truncated: {form.base} has a 64-bit literal constant and needs {size + 8} bytes")
+            literal = int.from_bytes(data[pos + size:pos + size + 8], "little")
+            size += 8
+        elif uses_literal:
             if len(data) < pos + size + 4:
                 raise _Undecodable(f"truncated: {form.base} has a literal constant and needs {size + 4} bytes")
             literal = int.from_bytes(data[pos + size:pos + size + 4], "little")
@@ -601,7 +615,7 @@ class _Decoder:
             return _lo128(op, ops.reg_range("v", src, op.dwords), src, False)
         if fname is None:
             if name in ("simm32", "literal", "imm32") and literal is not None:
-                return f"0x{literal:x}"
+                return literal64_text(literal, True) if self._lit64 else f"0x{literal:x}"
             if name in ("off",):
                 return "off"
             return None
@@ -612,6 +626,8 @@ class _Decoder:
             return self._simm16(op, value)
         if fname in SOURCE_FIELDS and (lay.fields[fname][0][0] - lay.fields[fname][0][1] == 8 or "s" in acc
                                         or "constant" in acc or "literal" in acc or "iconst" in acc):
+            if value == LITERAL64 and self._lit64:
+                return literal64_text(literal, is_float)
             if value == LITERAL:
                 if literal is None:
                     raise _Undecodable("literal constant expected")

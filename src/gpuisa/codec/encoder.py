@@ -32,11 +32,16 @@ from gpuisa.codec.syntax import (
     DPP8FI,
     DPP16,
     LITERAL,
+    LITERAL64,
+    LITERAL64_ENCODINGS,
+    LITERAL64_K,
+    LITERAL64_TARGETS,
     NULL_CODE,
     OMOD,
     SCOPES,
     SDWA,
     export_code,
+    float_bits,
     hwreg_value,
     th_code,
 )
@@ -401,7 +406,7 @@ class _Encoder:
             out += (st.ext & 0xFFFFFFFF).to_bytes(4, "little")
         out += st.tail
         if st.literal is not None:
-            out += st.literal.to_bytes(4, "little")
+            out += st.literal.to_bytes(8 if st.literal64 else 4, "little")
         return out
 
     def _half(self, op: Operand, tok: _Token, lay: Layout, form: Form, st: _State, src_index: int, variant: str,
@@ -560,6 +565,12 @@ class _Encoder:
                 raise _Attempt(tok.col, f"{low}: a 16-bit operand of this encoding reaches v0..v127 only")
             st.ext |= reg[1] & 0xFF
             return
+        if fname is None and op.name in K_OPERANDS and form.base in LITERAL64_K and self.t.target in LITERAL64_TARGETS:
+            v = _value64(low, True)   # v_fmaak_f64's K: a float64, 64 bits after the word (gfx1250_asm_vop2.s:595)
+            if v is None:
+                raise _Attempt(tok.col, f"{text!r} is not a constant")
+            self._literal64(v, tok)
+            return
         if fname is None and op.name in K_OPERANDS:   # fmaak / madmk: the constant K is the literal dword
             bits, _bf16 = _operand_bits(op, self._mnemonic)
             try:
@@ -616,8 +627,10 @@ class _Encoder:
                 st.word |= put_bits(f["ACC_CD"], 1) if fname in ("VDST", "SRC2") else \
                     put_bits(f["ACC"], 1 << (fname == "SRC1"))
                 return
+        lit64 = fname in SOURCE_FIELDS and self.t.target in LITERAL64_TARGETS and \
+            form.encoding in LITERAL64_ENCODINGS and not st.extra_kind and (fname == "SRC0" or form.encoding[0] == "S")
         if fname in SOURCE_FIELDS and _width(lay, fname) == 9:
-            code = self._source_code(op, low, tok, is_float)
+            code = self._source_code(op, low, tok, is_float, lit64=lit64)
             st.word |= put_bits(f[fname], code)
             return
         if op.accepts and set(op.accepts) <= INTEGER_KINDS and (v := ops.parse_int(low)) is not None:
@@ -657,7 +670,7 @@ class _Encoder:
                 (fname in ("VSRC1", "VSRC2") and op.name != "vopd3_select"):   # 8-bit VGPR fields (VOP2, VOPD3)
             raise _Attempt(tok.col, f"{op.name} must be a VGPR")
         if fname in SOURCE_FIELDS:   # 8-bit scalar source
-            code = self._source_code(op, low, tok, is_float, scalar=True)
+            code = self._source_code(op, low, tok, is_float, scalar=True, lit64=lit64)
             st.word |= put_bits(f[fname], code)
             return
         try:
@@ -784,7 +797,7 @@ class _Encoder:
             st.word |= put_bits(f["SOFFSET"], NULL_CODE[self.gen] if st.smem_reg is None else st.smem_reg)
 
     def _source_code(self, op: Operand, low: str, tok: _Token, is_float: bool, scalar: bool = False,
-                     allow_literal: bool = True) -> int:
+                     allow_literal: bool = True, lit64: bool = False) -> int:
         gen = self.gen
         reg = _reg(low, tok)
         if reg is not None and reg[0] == "v":
@@ -805,7 +818,18 @@ class _Encoder:
             raise _Attempt(tok.col, str(exc)) from None
         if code is not None:
             return code
+        if lit64 and low.startswith("lit64(") and low.endswith(")"):
+            value = _value64(low[6:-1].strip(), False)   # lit64(0x7b) is 0x7b (gfx1250_asm_valu_lit64.s:256)
+            if value is None:
+                raise _Attempt(tok.col, f"{low!r} is not a number")
+            return self._literal64(value, tok)
         bits, bf16 = _operand_bits(op, self._mnemonic)
+        if lit64 and op.dwords == 2 and ops.inline_code(low, bits, is_float) is None:
+            value = _value64(low, is_float)
+            # a 32-bit literal stands for a float64's high dword and an integer sign-extended (gfx12_asm_sop1.s:863
+            # `s_mov_b64 s[0:1], 0xaf123456` is a 64-bit literal on gfx1250); other values take 64 bits
+            if value is not None and not _fits_literal32(value, is_float):
+                return self._literal64(value, tok)
         if low.startswith("lit(") and low.endswith(")"):
             inner = low[4:-1]
             value = ops.literal_value(inner, bits, is_float)
@@ -828,6 +852,13 @@ class _Encoder:
         if not allow_literal or ("literal" not in op.accepts and "simm32" not in op.accepts and op.accepts):
             raise _Attempt(tok.col, f"literal constants are not allowed for {op.name} here")
         return self._literal(value, tok)
+
+    def _literal64(self, value: int, tok: _Token) -> int:
+        st = self._st
+        if st.literal is not None and (st.literal != value or not st.literal64):
+            raise _Attempt(tok.col, "only one literal constant per instruction")
+        st.literal, st.literal64 = value, True
+        return LITERAL64
 
     def _literal(self, value: int, tok: _Token) -> int:
         st = self._st
@@ -1125,6 +1156,7 @@ class _State:
         self.ext = 0
         self.extra_kind: str | None = None
         self.literal: int | None = None
+        self.literal64 = False              # the literal is 64 bits (code 254, syntax.LITERAL64)
         self.fi8 = False
         self.scratch_vaddr = False          # a scratch instruction given a VGPR address
         self.smem_reg: int | None = None    # SMEM soffset register code
@@ -1151,6 +1183,26 @@ def _width(lay: Layout, field: str) -> int:
 
 
 _TYPES = re.compile(r"_(bf16|f16|f32|f64|[biu]16|[biu]32|[biu]64)(?=_|$)")
+
+
+def _value64(text: str, is_float: bool) -> int | None:
+    """The 64 bits of a 64-bit literal: an integer as written (two's complement), a float as a float64; an
+    integer below 2**32 given to a float64 is its high dword, as a 32-bit literal would be (syntax.LITERAL64)."""
+    i = ops.parse_int(text)
+    if i is not None:
+        if is_float and 0 <= i < (1 << 32):
+            return i << 32
+        return i & ((1 << 64) - 1) if -(1 << 63) <= i < (1 << 64) else None
+    f = ops.parse_float(text)
+    return None if f is None else float_bits(f, 64)
+
+
+def _fits_literal32(value: int, is_float: bool) -> bool:
+    """Whether a 32-bit literal gives a 64-bit operand these 64 bits: a float64's high dword (low dword zero), an
+    integer sign-extended."""
+    if is_float:
+        return value & 0xFFFFFFFF == 0
+    return value < (1 << 31) or value >= (1 << 64) - (1 << 31)
 
 
 def _operand_bits(op: Operand, mnemonic: str) -> tuple[int, bool]:

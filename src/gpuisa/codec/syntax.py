@@ -59,6 +59,24 @@ _SPECIAL_ROWS: tuple[tuple[tuple[int, ...], int, str, str, str], ...] = (
 
 # Codes that select an extra dword or constant rather than a register (rdna3 manual lines 1320-1345).
 LITERAL = 255
+# 64-bit literal constants (cdna5 manual lines 1362-1366): code 254 in a source field is followed by 64 bits of
+# constant, in SRC0 of VOP1 / VOP2 / VOPC and either source of SOP1 / SOP2 / SOPC; V_FMAAK_F64 / V_FMAMK_F64's K is
+# always one. LLVM gives them to the targets with Feature64BitLiterals (AMDGPU.td:2166, FeatureISAVersion12_50).
+LITERAL64 = 254
+LITERAL64_TARGETS = frozenset({"gfx1250", "gfx1251"})
+LITERAL64_ENCODINGS = frozenset({"VOP1", "VOP2", "VOPC", "SOP1", "SOP2", "SOPC"})
+LITERAL64_K = frozenset({"v_fmaak_f64", "v_fmamk_f64"})
+
+
+def literal64_text(value: int, is_float: bool) -> str:
+    """llvm-mc's spelling of a 64-bit literal: lit64(..) when plain hex would read as a 32-bit literal
+    (gfx1250_asm_valu_lit64.s:256 `lit64(0x7b)`), the high dword of a float whose low dword is zero
+    (gfx1250_asm_vop2.s:595 v_fmaak_f64 K `0x405ec000`), else all 64 bits (`0x10abcdef12345678`)."""
+    if value >> 32 == 0:
+        return f"lit64(0x{value:x})"
+    if is_float and value & 0xFFFFFFFF == 0:
+        return f"0x{value >> 32:x}"
+    return f"0x{value:x}"
 DPP8, DPP8FI, SDWA, DPP16 = 233, 234, 249, 250
 INLINE_INT_ZERO, INLINE_INT_MAX, INLINE_INT_NEG_MIN = 128, 192, 208   # 0, 1..64, -1..-16 (DOCS:642-643)
 
