@@ -168,3 +168,15 @@ def test_proofs_carry_only_where_the_texts_called_are_the_same():
     a3 = {a.name: a for a in amd_instructions("cdna3", TEXTS)}
     assert amd_semantics("v_sad_u8", "cdna3", TEXTS).text == sad4.text and a3["v_sad_hi_u8"].fp == a4["v_sad_hi_u8"].fp
     assert a4["v_sad_u8"].fp == _instr_fp(a4["v_sad_u8"].text, "cdna4", [])
+
+
+def test_mul24_lo_s32_is_proved_through_its_multiplier_operands(tmp_path):
+    # premise: PTX's mul24 multiplies "two 24-bit integer values" (its Description; ptx.NARROW_OPERANDS sign-extends
+    # them by xor/subtract), V_MUL_I32_I24 32-bit views of 24-bit signed fields: the same factors written differently
+    # (z3 alone times out on the two multipliers)
+    md = SOURCES / "ptx-isa-9.4/9-instruction-set/9.7.1.6-integer-arithmetic-instructionsmul24.md"
+    assert "two 24-bit integer values held in 32-bit source registers" in md.read_text()
+    assert "32'I(S0.i24) * 32'I(S1.i24)" in amd_semantics("v_mul_i32_i24", "cdna3", TEXTS).text
+    row = _row("cdna3", "mul24.lo.s32", tmp_path / "proofs.json")
+    assert row["level"] == EQ and row["amd"] == "v_mul_i32_i24", row
+    assert row["evidence"]["kind"] == "proved" and "multiplier operand" in row["evidence"]["detail"]

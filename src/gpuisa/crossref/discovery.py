@@ -500,16 +500,18 @@ def _prove(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, timeout_s: in
     s.add(*dom.assumptions)
     for n, bound in (below or {}).items():
         s.add(z3.ULT(env[n][0], z3.BitVecVal(bound, p.inputs[n])))
+    pa, pb, merged = _merge_mul_operands(pa, pb, s.assertions())
     s.add(pa != pb)
     r = check(s)
     dt = round(time.perf_counter() - t0, 3)
     bits = sum(p.inputs.values())
+    how = f"{merged} multiplier operand(s) proved equal first, then one query" if merged else "one query"
     if r == z3.unsat:
         if below:
             scope = " and ".join(f"{n} < {b}" for n, b in below.items())
-            return {"kind": "proved", "detail": f"z3: equal for all inputs with {scope} (one query, restricted)",
+            return {"kind": "proved", "detail": f"z3: equal for all inputs with {scope} ({how}, restricted)",
                     "time_s": dt}
-        return {"kind": "proved", "detail": f"z3: equal for all {bits} input bits (one query, {dt:.2f} s)",
+        return {"kind": "proved", "detail": f"z3: equal for all {bits} input bits ({how}, {dt:.2f} s)",
                 "time_s": dt}
     if r == z3.sat:
         model = s.model()
@@ -523,6 +525,56 @@ def _prove(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, timeout_s: in
         return {"kind": "counterexample", "counterexample": vals, "time_s": dt,
                 "detail": _cx_text(vals, int(ra), int(rb)) + " (z3 model, re-checked by numpy)"}
     return {"kind": UNDECIDED, "detail": f"undecided (timeout {timeout_s} s)", "time_s": dt}
+
+
+MUL_MERGE_TRIES = 16            # operand pairs checked by _merge_mul_operands
+MUL_MERGE_TIMEOUT_MS = 1000
+
+
+def _merge_mul_operands(pa: Any, pb: Any, assumptions: Any) -> tuple[Any, Any, int]:
+    """Both sides with each AMD-side multiplier operand replaced by a PTX-side one that z3 proves equal to it (under
+    the query's assumptions), and how many were replaced. Two multipliers whose operands are written differently
+    (mul24's `((a & 0xffffff) ^ 0x800000) - 0x800000` against `32'I(S0.i24)`) are beyond bit-blasting in the
+    proof's time limit; with one operand term for both the sides become the same term. Replacing a term by one
+    proved equal to it keeps the query's answer, so this only speeds it up."""
+    import z3
+
+    def muls(e: Any) -> list[Any]:
+        out, seen, todo = [], set(), [e]
+        while todo:
+            x = todo.pop()
+            if x.get_id() in seen:
+                continue
+            seen.add(x.get_id())
+            if z3.is_app_of(x, z3.Z3_OP_BMUL):
+                out.append(x)
+            todo += x.children()
+        return out
+
+    if not z3.is_bv(pa) or not z3.is_bv(pb):
+        return pa, pb, 0
+    sa, sb = z3.simplify(pa), z3.simplify(pb)
+    ptx_args = [c for m in muls(sa) for c in m.children()]
+    if not ptx_args:
+        return pa, pb, 0
+    subs: list[tuple[Any, Any]] = []
+    tries = 0
+    for m in muls(sb):
+        for c in m.children():
+            if any(c.eq(x) for x in ptx_args) or any(c.eq(old) for old, _ in subs):
+                continue
+            for x in ptx_args:
+                if x.sort() != c.sort() or tries >= MUL_MERGE_TRIES:
+                    continue
+                tries += 1
+                sv = z3.Solver()
+                sv.set("timeout", MUL_MERGE_TIMEOUT_MS)
+                sv.add(*assumptions)
+                sv.add(x != c)
+                if check(sv) == z3.unsat:
+                    subs.append((c, x))
+                    break
+    return (sa, z3.substitute(sb, *subs), len(subs)) if subs else (pa, pb, 0)
 
 
 # The PTX side lowered to z3 once per form (a loop like clz.b64's takes tens of seconds to unroll; every candidate

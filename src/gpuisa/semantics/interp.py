@@ -310,7 +310,11 @@ class Interp(ValueOps, StoreOps, PtxForms, RegisterOps):
                 self.active = self._andnot(self._and(self.active if self.active is not None else outer, c), self.broken)
                 if self.active is None:
                     pass
-                elif self._never(self.active) or (self.dom.symbolic and not self._satisfiable(self.active)):
+                elif self._never(self.active) or (self.dom.symbolic and self.dom.concrete_bool(c) is not True
+                                                  and not self._satisfiable(self.active)):
+                    # a loop whose own condition is symbolic stops once no input reaches another iteration; one
+                    # with a concrete condition (a counted for loop) runs to its end, lanes that broke out staying
+                    # inactive (asking z3 whether any input still runs costs seconds per iteration after a break)
                     break
                 try:
                     self.exec_block(body)
@@ -325,8 +329,17 @@ class Interp(ValueOps, StoreOps, PtxForms, RegisterOps):
         import z3  # heavy: only when lowering to bit-vectors for a proof
 
         s = z3.Solver()
+        if self.deadline is not None:        # each query counts against the evaluation's time budget (tick)
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise EvalError("evaluation ran past its time budget; stopped", self.where, self.line)
+            s.set("timeout", max(1, int(left * 1000)))
         s.add(cond)
-        return check(s) != z3.unsat
+        r = check(s)
+        if r == z3.unknown:
+            raise EvalError("evaluation ran past its time budget; stopped (z3 could not tell whether the loop goes "
+                            f"on: {s.reason_unknown()})", self.where, self.line)
+        return r != z3.unsat
 
     # ---------------------------------------------------------------- assignment
     def st_assign(self, node: Tree) -> None:
