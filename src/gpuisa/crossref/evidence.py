@@ -24,6 +24,7 @@ from gpuisa.crossref.mappings import EQ, EQR, MAPPINGS, NONE, SEQ, Mapping
 from gpuisa.crossref.programs import Ops, Program, program_errata, run_program
 from gpuisa.errors import GpuisaError
 from gpuisa.semantics.domain_np import NumpyDomain
+from gpuisa.semantics.errors import SemanticsError
 from gpuisa.semantics.source import Texts, amd_semantics
 from gpuisa.semantics.z3_check import check
 
@@ -84,8 +85,11 @@ def prove(m: Mapping, prog_a: Program, prog_b: Program, texts: Texts, use_assume
     dom.assumptions = []
     if use_assume and m.assume is not None:
         dom.assumptions.append(m.assume(Ops(dom, env)))
-    pa, w = run_program(dom, prog_a, m.arch, env, texts, errata)
-    pb, _ = run_program(dom, prog_b, m.arch, env, texts, errata)
+    try:
+        pa, w = run_program(dom, prog_a, m.arch, env, texts, errata)
+        pb, _ = run_program(dom, prog_b, m.arch, env, texts, errata)
+    except SemanticsError as exc:   # tested instead of proved, saying why; never a failed build
+        return _fallback(m, prog_a, prog_b, t0, f"pseudocode does not lower to z3: {exc}", texts)
     lowered = time.perf_counter() - t0
     goals = ([z3.Extract(i, i, pa) != z3.Extract(i, i, pb) for i in range(w)] if m.check == "bv-bits"
              else [pa != pb])

@@ -30,6 +30,11 @@ from gpuisa.semantics.value_ops import ValueOps
 from gpuisa.semantics.z3_check import check
 
 MAX_LOOP = 4096
+# z3's resource units (deterministic, unlike its timeout) for one "does any input reach another iteration" query of a
+# symbolic loop: a counted PTX loop with a data-dependent break (bfind.shiftamt.u64) grows each query to ~3M units
+# (seconds) and never finishes within the evaluation's time budget; clz.b32's queries, the largest of the loops that
+# lower, take up to 0.36M
+LOOP_Z3_RLIMIT = 1_000_000
 
 
 class _Break(Exception):
@@ -329,16 +334,12 @@ class Interp(ValueOps, StoreOps, PtxForms, RegisterOps):
         import z3  # heavy: only when lowering to bit-vectors for a proof
 
         s = z3.Solver()
-        if self.deadline is not None:        # each query counts against the evaluation's time budget (tick)
-            left = self.deadline - time.monotonic()
-            if left <= 0:
-                raise EvalError("evaluation ran past its time budget; stopped", self.where, self.line)
-            s.set("timeout", max(1, int(left * 1000)))
+        s.set("rlimit", LOOP_Z3_RLIMIT)
         s.add(cond)
         r = check(s)
         if r == z3.unknown:
-            raise EvalError("evaluation ran past its time budget; stopped (z3 could not tell whether the loop goes "
-                            f"on: {s.reason_unknown()})", self.where, self.line)
+            raise EvalError(f"z3 could not tell within {LOOP_Z3_RLIMIT:,} resource units whether the loop goes on "
+                            f"({s.reason_unknown()})", self.where, self.line)
         return r != z3.unsat
 
     # ---------------------------------------------------------------- assignment
