@@ -167,12 +167,20 @@ def _make_case(instr: PtxInstruction, form: PtxForm, documented: bool = True) ->
     return case
 
 
+@functools.lru_cache(maxsize=8192)
+def _statements(code: str) -> tuple[dict[str, str], tuple[tuple[str, str], ...]]:
+    """example_statements of one example block, parsed once (every form of an instruction reads all its
+    examples: 20,000 parses of the same blocks cost ~8 CPU s); the declarations are only read."""
+    decls, stmts = example_statements(code)
+    return decls, tuple(stmts)
+
+
 def _example_variants(instr: PtxInstruction, form: PtxForm) -> list[tuple[list[po.Op], list[po.Choice]]]:
     """Operand shapes from the manual's examples of the same instruction, closest forms first."""
     scored: list[tuple[int, int, str, dict[str, str]]] = []
     mods = set(form.modifiers)
     for n, code in enumerate(instr.examples):
-        decls, stmts = example_statements(code)
+        decls, stmts = _statements(code)
         for mnemonic, operands in stmts:
             name, emods = split_form(mnemonic, instr.names)
             if name != form.name or not operands:
