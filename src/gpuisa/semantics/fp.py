@@ -168,13 +168,16 @@ def float_to_int(x: np.ndarray, signed: bool, width: int) -> np.ndarray | list[i
 def _fma_exact64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """float64 a*b+c rounded once: exact on Python integers per lane (a float is n / 2^k; int / int true division is
     correctly rounded, ties to even)."""
-    out = np.empty(a.shape, dtype=np.float64)
     with np.errstate(all="ignore"):
-        naive = a * b + c
-    for i, (x, y, z) in enumerate(zip(a.tolist(), b.tolist(), c.tolist(), strict=True)):
-        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
-            out[i] = naive[i]
-            continue
+        prod = a * b
+        naive = prod + c
+    out = naive.copy()
+    # lanes where a*b is exact in float64 (zero factor, or significands of at most 53 bits together and a normal
+    # product): a*b+c rounds once, as numpy computes it; the others (and non-finite ones, which numpy gets right) below
+    exact = (a == 0) | (b == 0) | ((_significant_bits(a) + _significant_bits(b) <= 53) & np.isfinite(prod)
+                                   & (np.abs(prod) > 2.0 ** -1022))
+    slow = np.nonzero(np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & ~exact)[0]
+    for i, x, y, z in zip(slow.tolist(), a[slow].tolist(), b[slow].tolist(), c[slow].tolist(), strict=True):
         nx, dx = x.as_integer_ratio()
         ny, dy = y.as_integer_ratio()
         nz, dz = z.as_integer_ratio()
@@ -191,6 +194,16 @@ def _fma_exact64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
         except OverflowError:
             out[i] = math.inf if num > 0 else -math.inf
     return out
+
+
+def _significant_bits(x: np.ndarray) -> np.ndarray:
+    """Bits from the highest to the lowest set bit of each float64's integer significand (0 for zero)."""
+    bits = x.view(np.uint64)
+    man = bits & U64((1 << 52) - 1)
+    sig = np.where((bits >> U64(52)) & U64(0x7FF) != 0, man | U64(1 << 52), man)
+    low = sig & (~sig + U64(1))                                     # lowest set bit
+    top = np.frexp(sig.astype(np.float64))[1]                       # bit length (sig < 2^53: exact in float64)
+    return np.where(sig == 0, 0, top - np.bitwise_count(low - U64(1)).astype(np.int64))
 
 
 def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray, kind: str, width: int) -> np.ndarray:
