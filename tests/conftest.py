@@ -131,9 +131,10 @@ def _session_build_command(folder: Path) -> tuple[list[str], dict[str, str], Pat
 
     verify = ["--verify-with", "llvm-mc"] if llvm_mc.available() else ["--no-verify"]
     # the hinted Rosetta forms are computed (tests read their cells: sad.u32 = v_sad_u32 proved, the hinted
-    # sequences); the others stay "not computed yet", as in a user's default build (`--rosetta all` takes minutes)
+    # sequences); the others stay "not computed yet", as in a user's default build (`--rosetta all` takes minutes).
+    # --force: built, not copied from a catalog the cache folder keeps (tests read what the build printed)
     cmd = [sys.executable, "-m", "gpuisa", "build", "--sources", str(given), "--catalog",
-           str(folder / "catalog.sqlite"), *verify, "--jobs", "2", "--rosetta", "hinted"]
+           str(folder / "catalog.sqlite"), *verify, "--jobs", "2", "--rosetta", "hinted", "--force"]
     return cmd, env, work
 
 

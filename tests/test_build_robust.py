@@ -37,8 +37,9 @@ def temps(folder: Path) -> list[str]:
 
 
 def start_build(catalog: Path, *extra: str) -> subprocess.Popen:
-    """A build without tool verification: these tests are about stopping a build, not about llvm-mc or ptxas."""
-    return subprocess.Popen([*GPUISA, "build", "--no-verify", "--catalog", str(catalog), "--jobs", "2", *extra],
+    """A build without tool verification (these tests are about stopping a build, not about llvm-mc or ptxas), forced:
+    a catalog kept in the cache folder for the same inputs would otherwise be copied instead of built."""
+    return subprocess.Popen([*GPUISA, "build", "--no-verify", "--force", "--catalog", str(catalog), "--jobs", "2", *extra],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
                             preexec_fn=ctrl_c_as_in_a_terminal)
 

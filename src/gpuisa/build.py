@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import sqlite3
 import tempfile
 import threading
@@ -134,18 +135,66 @@ def clear_leftovers(b: Build) -> None:
 
 def check_inputs(b: Build) -> None:
     """Nothing to do when the catalog at the target was built from exactly these inputs (inputs_key: sources, code,
-    options, tools, the Rosetta evidence cache): a warm rebuild then takes about a second instead of reading,
-    resolving and writing everything again to the same result."""
+    options, tools, the Rosetta evidence cache); when the cache folder keeps a catalog built from them (another
+    target, an earlier run), it is copied into place. Either takes seconds instead of reading, resolving and writing
+    everything again to the same result; --force builds anew."""
     b.inputs = inputs_key(b)
-    if b.force or not b.target.is_file():
+    if b.force:
         return
+    built = _built_from(b.target)
+    if built.get("inputs") == b.inputs:
+        b.up_to_date = built.get("built_at", "?")
+        return
+    kept = _kept_catalog(b.inputs)
+    built = _built_from(kept) if parsed_cache.enabled() else {}
+    if built.get("inputs") == b.inputs:
+        with contextlib.suppress(OSError):
+            os.utime(kept)                   # pruning keeps what is used
+        b.target.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=f".catalog-{os.getpid()}-", suffix=".tmp", dir=b.target.parent)
+        os.close(fd)
+        try:
+            shutil.copyfile(kept, name)
+            os.replace(name, b.target)
+        finally:
+            Path(name).unlink(missing_ok=True)
+        b.up_to_date = f"{built.get('built_at', '?')}, copied from the cache ({kept.parent})"
+
+
+KEEP_CATALOGS = 2   # catalogs kept in the cache folder by their inputs (each is some 150 MB)
+
+
+def _kept_catalog(inputs: str) -> Path:
+    return cache_dir() / "catalogs" / f"{inputs[:32]}.sqlite"
+
+
+def _built_from(path: Path) -> dict[str, str]:
+    """A catalog's 'inputs' and 'built_at' ({} when there is none or it cannot be read)."""
+    if not path.is_file():
+        return {}
     try:
-        with sqlite3.connect(f"file:{b.target}?mode=ro", uri=True) as conn:
-            meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('inputs', 'built_at')"))
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+            return dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('inputs', 'built_at')"))
     except sqlite3.Error:
+        return {}
+
+
+def _keep(b: Build) -> None:
+    """A copy of the catalog just written, under its inputs, for the next build from the same inputs."""
+    if not parsed_cache.enabled() or _built_from(b.target).get("inputs") != b.inputs:
         return
-    if meta.get("inputs") == b.inputs:
-        b.up_to_date = meta.get("built_at", "?")
+    kept = _kept_catalog(b.inputs)
+    with contextlib.suppress(OSError):   # a full or read-only cache folder costs the speed-up, not the build
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=".keep-", suffix=".tmp", dir=kept.parent)
+        os.close(fd)
+        try:
+            shutil.copyfile(b.target, name)
+            os.replace(name, kept)
+        finally:
+            Path(name).unlink(missing_ok=True)
+        for old in sorted(kept.parent.glob("*.sqlite"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP_CATALOGS:]:
+            old.unlink(missing_ok=True)
 
 
 def read_manuals(b: Build) -> None:
@@ -300,6 +349,7 @@ def write(b: Build) -> None:
             llvm = (pool.submit(_write_llvm_file, name), Path(name))
         with new_catalog(b.target) as conn:
             _write_catalog(b, conn, llvm)
+    _keep(b)
 
 
 def _write_catalog(b: Build, conn: sqlite3.Connection, llvm: tuple[Future, Path] | None) -> None:

@@ -37,8 +37,8 @@ def build_with_progress(sources: Path, target: Path, jobs: int, verify: bool = T
                        accept_drop=accept_drop, tools=tools, rosetta=rosetta, rosetta_running=rosetta_running,
                        force=force)
     if report.up_to_date:
-        console.print(f"catalog {report.path} is up to date: built {report.up_to_date} from the same sources, code, "
-                      f"options, tools and Rosetta cache; nothing to do ({report.seconds:.1f} s; --force rebuilds)")
+        console.print(f"catalog {report.path} is up to date (built {report.up_to_date}) from the same sources, code, "
+                      f"options, tools and Rosetta cache; nothing rebuilt ({report.seconds:.1f} s; --force rebuilds)")
         return
     table = Table(title="Coverage: instruction entries in each manual's opcode tables found in the catalog")
     for col in ("arch", "table entries", "in catalog", "%", "with manual text", "skipped items"):
