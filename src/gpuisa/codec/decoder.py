@@ -370,6 +370,10 @@ class _Decoder:
                 m = self._dpp(name, variant, ext, word, lay)
                 if m:
                     mods.append(m)
+        if bitop3 and any(m.startswith("bitop3:") for m in mods):
+            # llvm-mc prints bitop3 before op_sel (gfx1250_dasm_vop3.txt:6 `v_bitop3_b16 v255, 0xfe0b, vcc_hi, null
+            # bitop3:0x67 op_sel:[0,0,0,1]`), though GFX950's row lists op_sel first
+            mods.sort(key=lambda m: 0 if m.startswith("bitop3:") else 1 if m.startswith("op_sel:") else 2)
         if form.encoding == "VINTERP" and "clamp" in mods:   # vinterp.txt:124 `v3 clamp op_sel:[1,0,1,0] wait_exp:5`
             mods.remove("clamp")
             mods.insert(0, "clamp")

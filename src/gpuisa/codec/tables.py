@@ -547,7 +547,8 @@ def dpp_row(row: Row, dpp8: bool, vop3: bool) -> Row | None:
 
 
 def _variants(base: str, encoding: str, rows: dict[str, Row], promoted: bool, wave64: bool,
-              has_vop3: bool = False, derive_dpp: bool = False) -> dict[str, Row]:
+              has_vop3: bool = False, derive_dpp: bool = False,
+              evidence: Callable[[Row], Row] | None = None) -> dict[str, Row]:
     """Syntax rows of one form: the plain row plus the DPP / SDWA rows of its encoding (`derive_dpp`:
     gfx11+, where every 32-bit VOP1/VOP2/VOPC/VOP3 instruction has DPP16 and DPP8 forms; GFX11's page
     lacks some: gfx11_asm_vop3_dpp8.s `v_cvt_pk_norm_i16_f32_e64_dpp v5, v1, v2 dpp8:[7,6,5,4,3,2,1,0]`)."""
@@ -556,6 +557,7 @@ def _variants(base: str, encoding: str, rows: dict[str, Row], promoted: bool, wa
         vop3 = encoding in VOP3_ENCODINGS
         plain = out.get("_e64" if vop3 else "_e32", out.get(""))
         if plain is not None:
+            plain = evidence(plain) if evidence else plain   # a DPP row keeps the modifiers the tests add (bitop3)
             for key, dpp8 in (("_e64_dpp" if vop3 else "_dpp", False), ("_e64_dpp~dpp8" if vop3 else "_dpp~dpp8", True)):
                 if key not in out:
                     r = dpp_row(plain, dpp8, vop3)
@@ -655,6 +657,11 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
     for mnemonic, row in fallback_rows(docs, families, w64).items():
         rows.setdefault(mnemonic, row)
     listed = frozenset(rows)
+
+    def evidence(row: Row) -> Row:   # the modifiers LLVM's tests add to a row (operand_check.MODIFIER_EVIDENCE)
+        from gpuisa.codec.operand_check import with_modifier_evidence
+
+        return with_modifier_evidence(row, serves)
     layouts: dict[str, Layout] = {}
     for enc in catalog.layouts(arch).values():
         fields = {f.name: f.bits for f in enc.fields}
@@ -688,8 +695,8 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
         spellings = [s.lower() for s in names.get(name, [name])]
         base = next((s for s in spellings if any(k in listed for k in (s, s + "_e32", s + "_e64"))), "")
         if not base and matcher is not None:   # a row no page lists: the checker's ROW_EVIDENCE rules derive it
-            base = next((s for s in spellings if _add_ruled_rows(matcher, s, encoding, rows, name in promoted_names)),
-                        "")
+            base = next((s for s in spellings if _add_ruled_rows(matcher, s, encoding, rows, name in promoted_names,
+                                                                  half_rows)), "")
         base = base or spellings[0]
         op_field = "OP"
         if encoding in ("VOPD X", "VOPD3 X"):
@@ -701,7 +708,7 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
         # on the target's own pages, not merely on another target's page (AMDGPUAsmGFX90a.rst lists
         # v_dot2c_f32_f16_e64; gfx1030 has none: gfx1011_dlops.txt:22 `v_dot2c_f32_f16 v5, v1, v2`)
         form.rows = _variants(base, encoding, rows, name in promoted_names and encoding in VOP3_ENCODINGS, w64,
-                              name in vop3_names or base + "_e64" in own, gen >= 11)
+                              name in vop3_names or base + "_e64" in own, gen >= 11, evidence)
         if gen >= 12 and _takes_gfx11_row(encoding, base, form.rows.get(""), half_rows.get(base)):
             form.rows = {"": half_rows[base]}
         else:   # modifiers a page's rows omit and LLVM's tests write (operand_check.MODIFIER_EVIDENCE)
@@ -783,11 +790,15 @@ def rule_matcher(docs, target: str, wave64: bool, gen: int):
     return RowMatcher(docs, chain, wave64, gen, bucket=bucket)
 
 
-def _add_ruled_rows(matcher, base: str, encoding: str, rows: dict[str, Row], promoted: bool = False) -> bool:
+def _add_ruled_rows(matcher, base: str, encoding: str, rows: dict[str, Row], promoted: bool = False,
+                    half_rows: dict[str, Row] | None = None) -> bool:
     """Add to `rows` the row a ROW_EVIDENCE rule derives for an instruction no page lists, under the key its
     encoding's form is looked up by (tables._listed_variants: the e32 row of a VOP1 / VOP2 / VOPC instruction,
     the e64 row of its VOP3 form, the plain row otherwise); DPP rows are derived from these as for listed rows.
-    Whether one was added."""
+    The twin's GFX11 rows (`half_rows`: 16-bit operands, GFX11's VOP3P modifiers) serve it too. Whether one was
+    added."""
+    from gpuisa.sources.llvm_syntax_docs import rule_source
+
     if encoding in E32_ENCODINGS:
         key, ask = base, base + "_e32"
     elif encoding in VOP3_ENCODINGS and promoted:   # the VOP3 form of a VOP1 / VOP2 / VOPC instruction
@@ -800,6 +811,12 @@ def _add_ruled_rows(matcher, base: str, encoding: str, rows: dict[str, Row], pro
     if not got:
         return False
     rows[key] = replace(got[0][1], mnemonic=key)
+    ruled = rule_source(ask, matcher.serves)
+    if half_rows is not None and ruled is not None:
+        twin = ruled[1].removesuffix(ask.removeprefix(base))
+        for suffix in ("", "_e32", "_e64"):
+            if twin + suffix in half_rows:
+                half_rows.setdefault(base + suffix, half_rows[twin + suffix])
     return True
 
 
@@ -849,7 +866,10 @@ def _takes_gfx11_row(encoding: str, base: str, row: Row | None, gfx11: Row | Non
     ops11 = [o for o in gfx11.operands if o.role != "modifier"]
     mods12 = {o.name for o in row.operands if o.role == "modifier"}
     mods11 = {o.name for o in gfx11.operands if o.role == "modifier"}
-    return len(ops12) == len(ops11) and (mods11 > mods12 or encoding == "VINTERP")
+    # a mix instruction's op_sel / op_sel_hi are GFX11's m_op_sel / m_op_sel_hi (op_sel_hi defaults to 0:
+    # AMDGPUModifierSyntax.rst:2074), whatever modifiers the GFX12 row took (gfx1250_asm_vop3p.s:1347
+    # `v_fma_mix_f32_bf16 v5, v1, v2, s3` leaves OPSEL_HI clear)
+    return len(ops12) == len(ops11) and (mods11 > mods12 or encoding == "VINTERP" or "m_op_sel_hi" in mods11)
 
 
 def _add_vopd_half(layouts: dict[str, Layout], lay: Layout, form: Form, half: str, rows: dict[str, Row],
