@@ -25,6 +25,7 @@ from gpuisa.codec.syntax import (
     LITERAL64_ENCODINGS,
     LITERAL64_K,
     LITERAL64_TARGETS,
+    MATRIX_SRC2_HI_CLEAR,
     NULL_CODE,
     OMOD,
     SCOPES,
@@ -809,7 +810,10 @@ class _Decoder:
             n = len([o for o in row.operands if o.role == "src"])
             vals = [(hi >> i) & 1 for i in range(n)]
             default = 0 if name == "m_op_sel_hi" else 1    # AMDGPUModifierSyntax.rst:2074 / :1917
-            return f"op_sel_hi:[{','.join(map(str, vals))}]" if any(x != default for x in vals) else None
+            defaults = [default] * n
+            if n == 3 and self.t.target in MATRIX_SRC2_HI_CLEAR and form.base.startswith(MATRIX_PREFIXES):
+                defaults[2] = 0
+            return f"op_sel_hi:[{','.join(map(str, vals))}]" if vals != defaults else None
         if name == "m_op_sel":
             name = "op_sel"
         if name in ("neg_lo", "neg_hi"):

@@ -36,6 +36,7 @@ from gpuisa.codec.syntax import (
     LITERAL64_ENCODINGS,
     LITERAL64_K,
     LITERAL64_TARGETS,
+    MATRIX_SRC2_HI_CLEAR,
     NULL_CODE,
     OMOD,
     SCOPES,
@@ -489,7 +490,8 @@ class _Encoder:
             # m_op_sel_hi, whose default is 0 (AMDGPUModifierSyntax.rst:2074)
             if "OPSEL_HI" in f:
                 st.word |= put_bits(f["OPSEL_HI"], (1 << sum(h - lo + 1 for h, lo in f["OPSEL_HI"])) - 1)
-            if "OPSEL_HI2" in f:
+            if "OPSEL_HI2" in f and not (self.t.target in MATRIX_SRC2_HI_CLEAR and
+                                         form.base.startswith(("v_wmma_", "v_swmmac_"))):
                 st.word |= put_bits(f["OPSEL_HI2"], 1)
         if form.base.startswith("tbuffer_"):     # the default format (AMDGPUModifierSyntax.rst, format / ufmt)
             field = "FORMAT" if "FORMAT" in f else "DFMT"

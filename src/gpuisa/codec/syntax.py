@@ -66,6 +66,10 @@ LITERAL64 = 254
 LITERAL64_TARGETS = frozenset({"gfx1250", "gfx1251"})
 LITERAL64_ENCODINGS = frozenset({"VOP1", "VOP2", "VOPC", "SOP1", "SOP2", "SOPC"})
 LITERAL64_K = frozenset({"v_fmaak_f64", "v_fmamk_f64"})
+# Targets whose WMMA / SWMMAC leave OPSEL_HI2 (src2's op_sel_hi) clear by default, where gfx12 sets it as every VOP3P
+# does: gfx1250_asm_wmma_w32.s:8 `v_wmma_f32_16x16x4_f32 v[4:11], v[0:1], v[2:3], v[4:11]` has byte 1 = 0x00, while
+# gfx12_asm_wmma_w32.s:5 `v_wmma_f32_16x16x16_f16 ...` has 0x40; both set OPSEL_HI [60:59] (0x18 in byte 7).
+MATRIX_SRC2_HI_CLEAR = frozenset({"gfx1250", "gfx1251"})
 
 
 def literal64_text(value: int, is_float: bool) -> str:
