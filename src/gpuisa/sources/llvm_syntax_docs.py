@@ -350,6 +350,10 @@ SAME_SHAPE_GFX1250: dict[str, tuple[str, int]] = {
     "global_load_monitor_b32": ("global_load_b32", 7319), "global_load_monitor_b64": ("global_load_b64", 7320),
     "global_load_monitor_b128": ("global_load_b128", 7321),
     "global_load_tr4_b64": ("global_load_b64", 7322), "global_load_tr6_b96": ("global_load_b96", 7323),
+    # scalar program control: one 16-bit immediate, as the SOPP waits / priority / sleep rows of the same table
+    "s_wait_xcnt": ("s_wait_loadcnt", 6070), "s_wait_asynccnt": ("s_wait_loadcnt", 6078),
+    "s_wait_tensorcnt": ("s_wait_loadcnt", 6079), "s_monitor_sleep": ("s_sleep", 6058),
+    "s_set_vgpr_msb": ("s_setprio", 6060), "s_setprio_inc_wg": ("s_setprio", 6067),
 }
 _TD = "llvm-project-23.1.1/llvm/lib/Target/AMDGPU"
 # gfx1250 / gfx1251 64-bit instructions no page lists whose operands are the 32-bit twin's with every VGPR operand twice
