@@ -142,6 +142,13 @@ def test_catalog_sizes_and_roles_of_derived_rows(catalog, sources):
     assert (first["syntax"], first["role"], first["access"], first["size_bits"]) == ("vdst", "src", "read", 32)
     assert "LDS address" in first["description"] and [f["name"] for f in first["fields"]] == ["VDST"]
     assert catalog.show("global_load_b32", "cdna5").as_json()["operands"][0]["access"] == "write"
+    # a packed scaled conversion takes GFX950's row (no gfx12 page lists a twin), sized by its mnemonic: 8 f16 results
+    # (128 bits) of 8 fp8 sources (64 bits), and the scale byte selected by scale_sel (PACKED_CONVERSION)
+    doc = catalog.show("v_cvt_scale_pk8_f16_fp8", "cdna5").as_json()
+    assert doc["syntax"]["family"] == "GFX950"
+    sizes = {op["syntax"]: op["size_bits"] for op in doc["operands"] if op["role"] != "modifier"}
+    assert (sizes["vdst"], sizes["src0"]) == (128, 64), sizes
+    assert any(op["syntax"] == "scale_sel" and "ROW_EVIDENCE" in op["sources"]["name"] for op in doc["operands"])
 
 
 def test_operand_coverage_at_least_99_percent(catalog):

@@ -132,6 +132,7 @@ SYNTAX_FIELDS: dict[str, tuple[tuple[str, ...], ...]] = {
     "soffset": (("SOFFSET",),), "saddr": (("SADDR",),), "sbase": (("SBASE",),),
     "probe": (("SDATA",),),   # s_atc_probe: the probe bits sit in SDATA
     "offset0": (("OFFSET0",),), "offset1": (("OFFSET1",),),
+    "scale_sel": (("OPSEL",),),   # the scale byte of a packed scaled conversion: OPSEL[2:0] (cdna5 pseudocode)
     "clamp": (("CLAMP",),), "omod": (("OMOD",),), "op_sel": (("OPSEL",),), "op_sel_hi": (("OPSEL_HI", "OPSEL_HI2"),),
     "neg_lo": (("NEG",),), "neg_hi": (("NEG_HI",),), "unorm": (("UNRM",),), "bound_ctrl": (("BC",),),
     "tgt": (("TARGET",),), "row_en": (("ROW",),), "wait_exp": (("WAITEXP",),), "wait_va_vdst": (("WAIT_VA",),),
@@ -260,7 +261,8 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
                 # a matrix twin's page sizes are another shape's (codec.tables.matrix_dwords sizes them for the codec)
                 if ruled is None or ruled[0] in (MATRIX_TWIN, SCALED_MATRIX_ROW):
                     break
-                rows = find_rows(docs, (ruled[2],) if ruled[2] else families, [ruled[1]])
+                rows = find_rows(docs, (ruled[2],) if ruled[2] else families, [ruled[1]]) or \
+                    find_rows(docs, _other_pages(docs, families), [ruled[1]])   # a twin only another page lists
                 if rows:
                     derived = (ruled[0], ruled[1], name.lower())
                     break
@@ -387,13 +389,19 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
                                   f"manual's {encoding.name} layout has no field for it",
                                   (row.provenance, encoding.provenance)))
     listed = {o["syntax"] for o in out}
-    for name, fix in added:
-        for mod in (m for m in fix.modifiers if m not in listed):
+    # modifiers the tests add (MODIFIER_EVIDENCE) and those a derived row adds (ROW_EVIDENCE: scale_sel)
+    extra = [(mod, f"LLVM's tests ({fix.evidence}: {fix.example}), MODIFIER_EVIDENCE '{name}'")
+             for name, fix in added for mod in fix.modifiers]
+    if derived:
+        rule = ROW_EVIDENCE[derived[0]]
+        extra += [(mod, f"LLVM's tests ({rule.evidence}: {rule.example}), ROW_EVIDENCE '{derived[0]}'")
+                  for mod in rule.modifiers]
+    for mod, cite in extra:
+        if mod not in listed:
             listed.add(mod)
             field_names = _fields_for(SyntaxOperand(mod, "modifier", "MODIFIERS", ""), fields, used, dual)
             used.update(field_names)
             placed = [fields[n] for n in field_names]
-            cite = f"LLVM's tests ({fix.evidence}: {fix.example}), MODIFIER_EVIDENCE '{name}'"
             out.append({
                 "name": field_names[0] if len(field_names) == 1 else mod, "syntax": mod, "role": "modifier",
                 "optional": True, "tags": [], "symbol": "", "access": "", "register_class": "", "kinds": [],
@@ -404,6 +412,7 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
                 "sources": {"name": cite, "role": cite, **({"fields": encoding.provenance.cite()}
                                                              if placed and encoding else {})},
             })
+    for name, fix in added:
         if fix.modifiers or fix.neg_abs or fix.types:
             errata.append(Erratum(key, arch, "llvm-tests-vs-syntax-page", f"{name}: {fix.reason}; e.g. "
                                   f"{fix.example!r} at {fix.evidence}", (row.provenance, fix.source)))
@@ -412,6 +421,15 @@ def join(key: str, arch: str, names: list[str], encoding: Encoding | None, encod
     if derived:
         syntax["derived"] = {"rule": derived[0], "from": derived[1], "evidence": ROW_EVIDENCE[derived[0]].evidence}
     return JoinedOperands(out, syntax, errata)
+
+
+def _other_pages(docs: SyntaxDocs, families: tuple[str, ...]) -> tuple[str, ...]:
+    """The pages not serving the arch, newest generation first (GFX12, GFX11, GFX10..., GFX950, GFX940 ...), where a
+    ROW_EVIDENCE twin only another page lists is found (GFX950's v_pk_add_f32 for gfx1250's v_pk_add_f64)."""
+    def generation(key: str) -> tuple[int, str]:
+        digits = key[3:]
+        return (int(digits[:2]) if digits[:2] in ("10", "11", "12") else int(digits[:1] or 0)), digits
+    return tuple(sorted((k for k in docs.families if k not in families), key=generation, reverse=True))
 
 
 def _is_data(name: str) -> bool:

@@ -47,6 +47,7 @@ from gpuisa.model_llvm import McExample
 from gpuisa.model_syntax import KIND_NAMES, SyntaxDocs
 from gpuisa.sources.llvm_syntax_docs import (
     ASYNC_LDS,
+    DPP64,
     FLAT_SADDR,
     GFX9_ROW_ON_GFX12,
     LOAD_SCALE_OPERANDS,
@@ -374,9 +375,9 @@ class RowMatcher:
                 rows += [r for form in ("_dpp", "_e64_dpp") for _, r in self.derived(ruled[1] + form)]
             if ruled[0] in (PROFILE_TWIN, WIDE_TWIN, PACKED_CVT):   # the twin's page sizes another shape
                 rows = [_resized(r, ruled[0], mnemonic) for r in rows]
-            if ruled[0] == PACKED_CVT:   # the scale byte selected by scale_sel
-                rows = [replace(r, operands=(*r.operands, Operand("scale_sel", "modifier", (), 1, "", False, True, "",
-                                                                  PACKED_CVT))) for r in rows]
+            if added := ROW_EVIDENCE[ruled[0]].modifiers:   # PACKED_CVT: the scale byte selected by scale_sel
+                rows = [replace(r, operands=(*r.operands, *(Operand(m, "modifier", (), 1, "", False, True, "", ruled[0])
+                                                            for m in added))) for r in rows]
             if rows:
                 # a matrix row takes the new shape's register sizes (MATRIX_TWINS)
                 return [(ruled[0], self._shaped(replace(r, mnemonic=mnemonic))) for r in rows]
@@ -403,6 +404,8 @@ class RowMatcher:
                     plain = row
             if plain is not None:
                 out += [(rule, r) for dpp8 in (False, True) if (r := dpp_row(plain, dpp8, vop3)) is not None]
+                if not out and self.serves & set(ROW_EVIDENCE[DPP64].families):   # 64-bit operands: DPP16 only
+                    out += [(DPP64, r) for r in [dpp64_row(plain, vop3)] if r is not None]
                 break
         return out
 
@@ -801,6 +804,18 @@ class RowMatcher:
 
 
 _FORMS = ("_dpp", "_e32", "_e64", "_sdwa")   # LLVM's form suffixes (a plain mnemonic has none)
+
+
+def dpp64_row(row: Row, vop3: bool) -> Row | None:
+    """The DPP16 row of an instruction with 64-bit operands (DPP64: gfx1251's DPALU_DPP): the row tables.dpp_row
+    derives for 32-bit operands, each register kept at the row's own width; no DPP8 form."""
+    widths = {o.name: o.dwords for o in row.operands if o.role != "modifier"}
+    if max(widths.values(), default=0) > 2:   # 64-bit operands only (a packed 192-bit source takes no DPP)
+        return None
+    narrow = replace(row, operands=tuple(replace(o, dwords=1) if o.role != "modifier" else o for o in row.operands))
+    got = dpp_row(narrow, False, vop3)
+    return None if got is None else replace(got, operands=tuple(
+        replace(o, dwords=widths[o.name]) if o.role != "modifier" and o.name in widths else o for o in got.operands))
 
 
 def _resized(row: Row, rule: str, mnemonic: str) -> Row:

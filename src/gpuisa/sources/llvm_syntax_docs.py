@@ -104,6 +104,27 @@ PAGE_ERRATA: dict[str, PageErratum] = {
         "else from the row's own src1 (1, 2 or 16 dwords)",
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/gfx950_operands.rst", 860,
                    "amdgpu_synid_gfx950_src0_1d4114"), older="GFX940", twin="src1"),
+    "amdgpu_synid_gfx12_ssrc0_19fcd2": PageErratum(
+        "amdgpu_synid_sendmsg_rtn",
+        "GFX12's s_sendmsg_rtn_b32 / _b64 rows link the message to an empty 'ssrc0' section, directly followed by the "
+        "section that describes it (sendmsg_rtn, gfx12_operands.rst:1001: an integer or sendmsg(MSG_RTN_...)), as "
+        "GFX11's rows link their msg operand to the message page; the message reads that section",
+        Provenance(SOURCE, _GFX12_OPERANDS, 996, "amdgpu_synid_gfx12_ssrc0_19fcd2")),
+    "amdgpu_synid_gfx12_ioffset": PageErratum(
+        "amdgpu_synid_smem_offset24s",
+        "GFX12's s_prefetch_* rows link their immediate offset to an 'ioffset' page listing no operand kinds "
+        "(gfx12_operands.rst:127, '*Operands:*' empty); LLVM's TableGen gives it the SMEM offset operand "
+        "(SMInstructions.td:242 `SMEMOffset:$offset`), the value the smem_offset24s page describes (a signed 24-bit "
+        "integer or absolute expression), and the tests write integers there (gfx12_asm_smem.s:1427 "
+        "`s_prefetch_inst s[12:13], 0x10, s4, 2`)",
+        Provenance(SOURCE, _GFX12_OPERANDS, 127, "amdgpu_synid_gfx12_ioffset")),
+    "amdgpu_synid_gfx12_sdata_5c7b50": PageErratum(
+        "amdgpu_synid_uimm8",
+        "GFX12's s_prefetch_* rows link their length to an 'sdata' page listing no operand kinds (gfx12_operands.rst:240, "
+        "'*Operands:*' empty); LLVM's TableGen gives it an 8-bit immediate (SMInstructions.td:242 `i8imm:$sdata`), the "
+        "value the uimm8 page describes, and the tests write integers there (gfx12_asm_smem.s:1427 "
+        "`s_prefetch_inst s[12:13], 0x10, s4, 2`)",
+        Provenance(SOURCE, _GFX12_OPERANDS, 240, "amdgpu_synid_gfx12_sdata_5c7b50")),
 }
 
 
@@ -205,6 +226,21 @@ OPERAND_EVIDENCE: dict[str, OperandEvidence] = {
         "(1-12 dwords, by opcode, dim and a16)",
         Provenance(SOURCE, _GFX12_OPERANDS, 1155, "amdgpu_synid_gfx12_vaddr_d82160"),
         f"{_MC}/gfx12_asm_vimage.s:746", "image_load v[0:3], v0, s[0:7] dmask:0xf dim:SQ_RSRC_IMG_1D", older="GFX11"),
+    "amdgpu_synid_gfx12_soffset_ab3dc3": OperandEvidence(
+        {"SMEM": "amdgpu_synid_gfx12_soffset_ab3dc3"},
+        "GFX12's s_load / s_atc_probe soffset page says 'If offset is specified as a 21-bit immediate, it supplies a "
+        "signed byte offset' but lists registers only; LLVM writes the immediate there when no soffset register is used "
+        "(SMInstructions.td:102 IMM_Offset, asm `$offset`), and the tests do: the page is widened by simm21, as GFX11's "
+        "s_load soffset page lists it (gfx11_soffset_73dae7.rst)",
+        Provenance(SOURCE, _GFX12_OPERANDS, 711, "amdgpu_synid_gfx12_soffset_ab3dc3"),
+        f"{_MC}/gfx12_asm_smem.s:845", "s_load_b32 s5, s[2:3], 0x0", adds=("simm21",)),
+    "amdgpu_synid_gfx12_soffset_1764b4": OperandEvidence(
+        {"SMEM": "amdgpu_synid_gfx12_soffset_1764b4"},
+        "GFX12's s_buffer_load soffset page says 'An unsigned 20-bit offset' but lists registers only; LLVM writes the "
+        "immediate there when no soffset register is used (SMInstructions.td:102 IMM_Offset), and the tests do: the page "
+        "is widened by uimm20, as GFX11's s_buffer_load soffset page lists it (gfx11_soffset_0f304c.rst)",
+        Provenance(SOURCE, _GFX12_OPERANDS, 725, "amdgpu_synid_gfx12_soffset_1764b4"),
+        f"{_MC}/gfx12_asm_smem.s:157", "s_buffer_load_b32 s5, s[4:7], 0x0", adds=("uimm20",)),
     "amdgpu_synid_gfx908_vsrc_036abe": OperandEvidence(
         {"VOP3P": "amdgpu_synid_gfx908_vsrc_036abe"},
         "GFX908's MFMA rows link srcC (vsrc2) to a page accepting AGPRs only; LLVM's gfx908 tests write integer "
@@ -273,6 +309,7 @@ class RowEvidence:
     example: str                # ... this assembly, whose mnemonic no page lists
     # operand -> what it holds, where the derived row gives it another role than the listed row's page describes
     operands: tuple[tuple[str, str], ...] = ()
+    modifiers: tuple[str, ...] = ()   # modifiers the derived row adds to the listed row's
 
 
 _GFX11_PAGE = "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX11.rst"
@@ -601,6 +638,15 @@ ROW_EVIDENCE: dict[str, RowEvidence] = {
         f"{_MC}/gfx1250_asm_wmma_w32.s:1273", "v_wmma_scale16_f32_16x16x128_f8f6f4 v[0:7], v[8:23], v[24:35], v[40:47], "
         "v[2:3], v[4:5] matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6 matrix_a_scale:MATRIX_SCALE_ROW1 "
         "matrix_b_scale:MATRIX_SCALE_ROW1 neg_lo:[0,0,1] neg_hi:[0,0,1]"),
+    "dpp16 of a 64-bit row": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "gfx1251 takes DPP16 on instructions with 64-bit operands (LLVM's FeatureISAVersion12_51 adds FeatureDPALU_DPP, "
+        "AMDGPU.td:2269; getHasExt64BitDPP gives those instructions DPP, SIInstrInfo.td:2625), which GFX12 and gfx1250 "
+        "do not (tables.dpp_row derives none); LLVM's gfx1251 tests write them with the plain row's operands at their "
+        "64-bit widths and GFX12's DPP16 modifiers (row_share, row_mask, bank_mask, fi), and no DPP8 form",
+        Provenance(SOURCE, _GFX12_PAGE, 910, "v_add_f64"),
+        f"{_MC}/gfx1251_asm_vop2_dpp16.s:47", "v_add_f64_dpp v[4:5], v[2:3], v[4:5] row_share:1 row_mask:0xf "
+        "bank_mask:0xf"),
     "twin row sized by its tablegen profile": RowEvidence(
         ("GFX12 (cdna5)",),
         "gfx1250 adds VOP3 instructions no page lists whose register widths no listed instruction shares "
@@ -617,7 +663,7 @@ ROW_EVIDENCE: dict[str, RowEvidence] = {
         "element count and types of the mnemonic as the cdna5 manual's pseudocode writes them (D0[127 : 0] from 8 "
         "fp8 bytes of S0), and scale_sel (OPSEL[2 : 0]) (PACKED_TWINS)",
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX950.rst", 1225, "v_cvt_scalef32_pk32_f32_fp6"),
-        f"{_MC}/gfx1250_asm_vop3.s:702", "v_cvt_scale_pk8_f16_fp8 v[10:13], v[20:21], v8"),
+        f"{_MC}/gfx1250_asm_vop3.s:702", "v_cvt_scale_pk8_f16_fp8 v[10:13], v[20:21], v8", modifiers=("scale_sel",)),
     "gfx1250 name of a gfx12 row": RowEvidence(
         ("GFX12 (cdna5)",),
         "gfx1250 renames GFX12's program-counter instructions (s_getpc_b64 -> s_get_pc_i64, s_call_b64 -> s_call_i64 "
@@ -943,6 +989,7 @@ PACKED_CVT = "packed conversion sized by its name"
 PROFILE_TWIN = "twin row sized by its tablegen profile"
 ASYNC_LDS = "lds address of an async load"
 SCALED_MATRIX_ROW = "scaled matrix row"
+DPP64 = "dpp16 of a 64-bit row"
 RENAMED_GFX1250 = "gfx1250 name of a gfx12 row"
 _FORM_SUFFIXES = ("_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa", "")
 
