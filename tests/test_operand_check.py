@@ -574,6 +574,8 @@ def test_dpp16_of_64_bit_rows_on_gfx1251(docs, sources):
     assert "GFX1251-ERR-NEXT:{{^}}v_add_nc_u64 v[2:3], v[2:3], v[4:5] dpp8:[7,6,5,4,3,2,1,0]" in err
     assert m.check("v_add_nc_u64 v[2:3], v[2:3], v[4:5] dpp8:[7,6,5,4,3,2,1,0]")[0] == MISMATCH
     assert m.check("v_add_f64_dpp v[4:5], v[2:3], v[4:5] dpp8:[7,6,5,4,3,2,1,0]")[0] == MISMATCH
+    # a 64-bit twin's own row is not shadowed by its DPP16 row (VGPR-only src0): SGPR sources still parse
+    assert m.check("v_pk_lshl_add_u64 v[4:7], s[8:11], s[12:13], v[16:19]")[0] == DERIVED
 
 
 def test_gfx12_sendmsg_rtn_reads_the_message_section(docs, sources):

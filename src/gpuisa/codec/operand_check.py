@@ -368,7 +368,9 @@ class RowMatcher:
             row = (self.fallback if ruled[2] else self.rows).get(ruled[1])
             return [(ruled[0], derived_row(ruled[0], row, mnemonic))] if row else []
         if ruled:   # BF16_TWIN: every row of the f16 instruction (derived DPP rows too)
-            rows = self.candidates(self.rows, ruled[1]) or [r for _, r in self.derived(ruled[1])]
+            # a plain twin's DPP16-only 64-bit rows (DPP64) do not stand for it: its own rows are another page's
+            rows = self.candidates(self.rows, ruled[1]) or [r for rule, r in self.derived(ruled[1])
+                                                            if rule != DPP64 or ruled[1].endswith(_FORMS)]
             rows = rows or self.candidates(self.fallback, ruled[1])   # a twin only another page lists (GFX950)
             if ruled[0] == PROFILE_TWIN and not mnemonic.endswith(_FORMS):
                 # a DPP form spelled with the plain mnemonic: the twin's DPP rows
