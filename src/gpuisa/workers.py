@@ -16,6 +16,7 @@ import ctypes
 import multiprocessing
 import os
 import signal
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -73,11 +74,44 @@ def kill(pool: ProcessPoolExecutor) -> None:
 
     The join matters: a manager thread still running at interpreter exit races with
     concurrent.futures' own exit hook, which then writes to a closed pipe ("Exception ignored ...
-    Bad file descriptor"). With the workers dead the join returns at once.
+    Bad file descriptor"), or keeps the process from exiting at all. With the workers dead the join
+    returns at once, except when a worker died while sending its result: see _finish_torn_result.
     """
-    # ProcessPoolExecutor has no public handle on its processes; _processes is the {pid: Process}
-    # map that shutdown() itself joins.
+    # ProcessPoolExecutor has no public handle on its processes, manager thread or result queue;
+    # these are the attributes shutdown() itself uses (it clears them, so they are taken first).
+    manager = getattr(pool, "_executor_manager_thread", None)
+    results = getattr(pool, "_result_queue", None)
     for process in list((getattr(pool, "_processes", None) or {}).values()):
         with contextlib.suppress(Exception):
             process.kill()
-    pool.shutdown(wait=True, cancel_futures=True)
+    pool.shutdown(wait=False, cancel_futures=True)
+    if manager is None:
+        return
+    manager.join(timeout=1.0)
+    if manager.is_alive() and results is not None:
+        _finish_torn_result(results, manager)
+    manager.join(timeout=1.0)
+
+
+TORN_RESULT_LIMIT = 1 << 32   # bytes written at most to complete a torn result (a result is one pickle, < 4 GiB)
+TORN_RESULT_SECONDS = 10.0    # and for at most this long (a manager blocked elsewhere is not read from)
+
+
+def _finish_torn_result(results: Any, manager: Any) -> None:
+    """A worker killed while writing a large result (the syntax pages' parse is tens of MB) leaves the manager
+    thread blocked forever reading the rest of that message: the parent holds the pipe's write end too, so no
+    end-of-file comes. Completing the message with zero bytes makes the read return; the pickle then fails to
+    load, and the manager treats the pool as broken and ends (found by a SIGTERM 3 s into `gpuisa build`,
+    which hung in this join; serve's stopped background builds hung the same way)."""
+    fd = results._writer.fileno()
+    os.set_blocking(fd, False)
+    chunk = bytes(1 << 20)
+    written = 0
+    deadline = time.monotonic() + TORN_RESULT_SECONDS
+    while manager.is_alive() and written < TORN_RESULT_LIMIT and time.monotonic() < deadline:
+        try:
+            written += os.write(fd, chunk)
+        except BlockingIOError:   # the pipe is full: the manager is reading it
+            manager.join(timeout=0.01)
+        except OSError:           # the pipe is gone: nothing to complete
+            return
