@@ -16,7 +16,7 @@ import ctypes
 import multiprocessing
 import os
 import signal
-import time
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -90,28 +90,36 @@ def kill(pool: ProcessPoolExecutor) -> None:
     manager.join(timeout=1.0)
     if manager.is_alive() and results is not None:
         _finish_torn_result(results, manager)
-    manager.join(timeout=1.0)
+    if results is not None and not manager.is_alive():   # what shutdown(wait=True) closed: its pipe's descriptors
+        results.close()
 
 
 TORN_RESULT_LIMIT = 1 << 32   # bytes written at most to complete a torn result (a result is one pickle, < 4 GiB)
-TORN_RESULT_SECONDS = 10.0    # and for at most this long (a manager blocked elsewhere is not read from)
+TORN_RESULT_SECONDS = 10.0    # how long kill() waits for the completed message to be read
 
 
-def _finish_torn_result(results: Any, manager: Any) -> None:
+def _finish_torn_result(results: Any, manager: threading.Thread) -> None:
     """A worker killed while writing a large result (the syntax pages' parse is tens of MB) leaves the manager
     thread blocked forever reading the rest of that message: the parent holds the pipe's write end too, so no
     end-of-file comes. Completing the message with zero bytes makes the read return; the pickle then fails to
     load, and the manager treats the pool as broken and ends (found by a SIGTERM 3 s into `gpuisa build`,
-    which hung in this join; serve's stopped background builds hung the same way)."""
-    fd = results._writer.fileno()
-    os.set_blocking(fd, False)
-    chunk = bytes(1 << 20)
-    written = 0
-    deadline = time.monotonic() + TORN_RESULT_SECONDS
-    while manager.is_alive() and written < TORN_RESULT_LIMIT and time.monotonic() < deadline:
+    which hung in this join; serve's stopped background builds hung the same way).
+
+    The zeros are written by a daemon thread with blocking writes, so that this thread waits without holding the
+    GIL and the manager reads at full speed; a manager blocked elsewhere never reads, and the daemon thread then
+    stays blocked without keeping the process from exiting."""
+    fd = os.dup(results._writer.fileno())   # its own descriptor: kill() may close the queue's while it writes
+
+    def fill() -> None:
+        chunk = bytes(1 << 20)
+        written = 0
         try:
-            written += os.write(fd, chunk)
-        except BlockingIOError:   # the pipe is full: the manager is reading it
-            manager.join(timeout=0.01)
-        except OSError:           # the pipe is gone: nothing to complete
-            return
+            while manager.is_alive() and written < TORN_RESULT_LIMIT:
+                written += os.write(fd, chunk)
+        except OSError:   # no reader left (the queue was closed): nothing to complete
+            pass
+        finally:
+            os.close(fd)
+
+    threading.Thread(target=fill, name="gpuisa-torn-result", daemon=True).start()
+    manager.join(timeout=TORN_RESULT_SECONDS)
