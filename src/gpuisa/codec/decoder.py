@@ -183,7 +183,7 @@ def _is_float(mnemonic: str) -> bool:
 class _Decoder:
     """Decodes one instruction at a position; holds the pieces the printers share."""
 
-    def __init__(self, tables: TargetTables, true16: bool = False) -> None:
+    def __init__(self, tables: TargetTables, true16: bool = False, fast: bool = True) -> None:
         self.t = tables
         self.gen = tables.gen
         self.true16 = true16 and tables.gen >= 11      # print 16-bit VGPRs as v1.l / v1.h (real-true16)
@@ -199,6 +199,11 @@ class _Decoder:
         self._docs_dir: Path | None = None
         self._k_rows: dict[int, bool] = {}           # id(row) -> whether fmaak / madmk's K literal follows
         self._lit64 = False                          # the word being printed is followed by a 64-bit literal
+        self._fast = None                            # codec/fastpath.py: plans per form, pieces by the bits read
+        if fast:
+            from gpuisa.codec.fastpath import FastRenderer
+
+            self._fast = FastRenderer(self)
 
     def find(self, data: bytes, pos: int) -> tuple[Layout, Form, int] | None:
         w0 = int.from_bytes(data[pos:pos + 4], "little")
@@ -269,6 +274,10 @@ class _Decoder:
     # ------------------------------------------------------------------ rendering
 
     def render(self, lay: Layout, form: Form, data: bytes, pos: int) -> tuple[str, int]:
+        if self._fast is not None:
+            done = self._fast.render(lay, form, data, pos)
+            if done is not None:
+                return done
         if lay.pairs:
             return self._render_pair(lay, data, pos)
         if form.encoding in EXPORT_ENCODINGS:
@@ -338,20 +347,8 @@ class _Decoder:
                 if m:
                     mods.append(m)
                 continue
-            text = self._operand(op, lay, word, literal, is_float, variant, ext)
-            if op.name in halves and text is not None:
-                if self.true16:
-                    text = self._half(text, op, lay, word, vop3, src_index)
-                elif not vop3 and op.role == "src" and "/*" not in text and (m := _VGPR_TEXT.match(text)):
-                    # fake16: a 16-bit source beyond v127 gets llvm-mc's note (_lo128), whatever the page says
-                    scalar_too = variant in ("", "_e32") and field_for(op, lay) == "SRC0"
-                    text = _lo128(Operand(op.name, "src", ("v16",), 1, "", False, False), text, int(m.group(1)),
-                                  scalar_too)
-            if lay.name == MAI_LAYOUT and text and text[0] == "v" and "a" in op.accepts and \
-                    mai_acc(lay, field_for(op, lay), word):
-                text = "a" + text[1:]
-            if op.role == "src" and op.name not in ("vcc",) and op.modifiers and not bitop3:
-                text = self._neg_abs(text, lay, word, src_index, variant, ext)
+            text = self._operand_text(op, lay, word, literal, is_float, variant, ext, op.name in halves, vop3,
+                                      bitop3, src_index)
             if op.role == "src":
                 src_index += 1
             if text is not None:
@@ -386,6 +383,27 @@ class _Decoder:
         if mods:
             out += " " + " ".join(mods)
         return out, size
+
+    def _operand_text(self, op: Operand, lay: Layout, word: int, literal: int | None, is_float: bool, variant: str,
+                      ext: int, half: bool, vop3: bool, bitop3: bool, src_index: int) -> str | None:
+        """One operand of a row as printed: its field's text, then the 16-bit half (`half`: a 16-bit VGPR
+        operand, tables.sixteen_bit_operands), an MFMA's AGPR, neg / abs (the `src_index`-th source).
+        codec/fastpath.py remembers these texts by the bits of `word` and `ext` they read."""
+        text = self._operand(op, lay, word, literal, is_float, variant, ext)
+        if half and text is not None:
+            if self.true16:
+                text = self._half(text, op, lay, word, vop3, src_index)
+            elif not vop3 and op.role == "src" and "/*" not in text and (m := _VGPR_TEXT.match(text)):
+                # fake16: a 16-bit source beyond v127 gets llvm-mc's note (_lo128), whatever the page says
+                scalar_too = variant in ("", "_e32") and field_for(op, lay) == "SRC0"
+                text = _lo128(Operand(op.name, "src", ("v16",), 1, "", False, False), text, int(m.group(1)),
+                              scalar_too)
+        if lay.name == MAI_LAYOUT and text and text[0] == "v" and "a" in op.accepts and \
+                mai_acc(lay, field_for(op, lay), word):
+            text = "a" + text[1:]
+        if op.role == "src" and op.name not in ("vcc",) and op.modifiers and not bitop3:
+            text = self._neg_abs(text, lay, word, src_index, variant, ext)
+        return text
 
     def _half(self, text: str, op: Operand, lay: Layout, word: int, vop3: bool, src_index: int) -> str:
         """A 16-bit VGPR in real-true16 syntax (tables.sixteen_bit_operands): VOP3 takes the half from

@@ -1,0 +1,441 @@
+"""The disassembler's fast path: a plan per (instruction form, syntax variant), made on first use from
+the codec's resolved tables, that prints each operand and modifier with the general decoder's own
+printers and remembers each printed piece by the exact bits of the instruction that printer read.
+
+Why: printing a distinct instruction through `_Decoder.render` costs ~18 us in CPython, most of it
+decisions that are the same for every word of a form (which row, which fields, which printers, which
+post-processing). A plan takes them once per form and variant; each operand is then one dict lookup,
+shared by every form whose row holds the same operand object (tables.py interns them): a
+100k-word gfx1100 input has 26.9k distinct instructions but only ~2.4k distinct operand field values.
+
+Sound by construction: a piece is printed by running the decoder's printer (`_operand_text`,
+`_modifier`, `_dpp`, `_variant`, `_unused_modifier_bits`) on a traced word (`_Word`) that records every
+bit the run reads; a run that read only the bits in mask M prints the same for every word equal to it
+on M, because nothing else it reads differs between the words of one plan (a piece that reads its
+form's mnemonic or fields is remembered per form). So the decoder's rules reach this path as they
+change: it holds none of its own, only the order render() puts the pieces in.
+
+What a plan does not cover goes to the general decoder, which stays the reference: literal
+constants, images, exports, VOPD pairs, typed buffers, VBUFFER, VINTERP, bitop3, fmaak/madmk K,
+64-bit literals, and any word whose printer fails (the general decoder then says why).
+tests/test_codec_fastpath.py compares both paths on the LLVM corpus and on random words.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpuisa.codec import image
+from gpuisa.codec.syntax import LITERAL, LITERAL64, LITERAL64_ENCODINGS, LITERAL64_TARGETS
+from gpuisa.codec.tables import SOURCE_FIELDS, VOP3_ENCODINGS, Form, Layout, sixteen_bit_operands
+
+if TYPE_CHECKING:
+    from gpuisa.codec.decoder import _Decoder
+
+EVERY_BIT = (1 << 256) - 1     # a read the trace cannot narrow: the piece is remembered per whole word
+EXT_SHIFT = 256                # the extra DPP/SDWA dword's bits sit above the word's in a memo key
+CLASS_SHIFT = 512              # and the class of the form's answers above both
+_MISS = object()
+_FAIL = object()               # the printer raised: the general decoder prints (or rejects) this word
+
+
+class _Log:
+    """What one printer run read: bits of the word, bits of the extra dword, and the questions it asked
+    of its form and row (`_Name`, `_FormView`, `_RowView`) in the order asked."""
+
+    __slots__ = ("word", "ext", "questions")
+
+    def __init__(self) -> None:
+        self.word = 0
+        self.ext = 0
+        self.questions: dict[tuple, None] = {}
+
+    def read(self, which: int, mask: int) -> None:
+        if which:
+            self.ext |= mask
+        else:
+            self.word |= mask
+
+    def ask(self, question: tuple) -> None:
+        self.questions[question] = None
+
+
+class _Word(int):
+    """An instruction word that records the bits read from it: `(w >> lo) & mask` records `mask << lo`
+    (tables.get_bits); any other use records every bit, which is always sound, only less shared."""
+
+    def __new__(cls, value: int, log: _Log, which: int, shift: int = 0) -> _Word:
+        obj = int.__new__(cls, value)
+        obj._v = value
+        obj._log = log
+        obj._which = which
+        obj._shift = shift
+        return obj
+
+    def __rshift__(self, n):
+        if type(n) is int and n >= 0:
+            return _Word(self._v >> n, self._log, self._which, self._shift + n)
+        self._log.read(self._which, EVERY_BIT)
+        return self._v >> n
+
+    def __and__(self, m):
+        if type(m) is int and m >= 0:
+            self._log.read(self._which, (m << self._shift) & EVERY_BIT)
+            return self._v & m
+        self._log.read(self._which, EVERY_BIT)
+        return self._v & m
+
+    __rand__ = __and__
+
+
+def _whole_word(name: str):
+    op = getattr(int, name)
+
+    def use(self, *args):
+        self._log.read(self._which, EVERY_BIT)
+        return op(self._v, *args)
+    return use
+
+
+for _name in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__index__",
+              "__int__", "__float__", "__format__", "__str__", "__repr__", "__add__", "__radd__", "__sub__",
+              "__rsub__", "__mul__", "__rmul__", "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__",
+              "__rlshift__", "__rrshift__", "__mod__", "__rmod__", "__floordiv__", "__rfloordiv__", "__truediv__",
+              "__rtruediv__", "__neg__", "__pos__", "__abs__", "__invert__", "__pow__", "__rpow__", "__divmod__",
+              "__rdivmod__", "__round__", "__trunc__", "__floor__", "__ceil__", "bit_length", "bit_count",
+              "to_bytes", "conjugate", "as_integer_ratio", "__getnewargs__", "__reduce__", "__reduce_ex__",
+              "__sizeof__", "__getstate__"):
+    if hasattr(int, _name):
+        setattr(_Word, _name, _whole_word(_name))
+
+
+def _answer(question: tuple, form: Form, row) -> object:
+    """The answer `form` and `row` give to a question a printer run asked (see _Log)."""
+    kind = question[0]
+    if kind == "base":
+        return getattr(str, question[1])(form.base, *question[2])
+    if kind == "form":
+        return getattr(form, question[1])
+    if kind == "rows":
+        if question[1] == "keys":
+            return tuple(form.rows)
+        got = getattr(form.rows, question[1])(*question[2])
+        return got if type(got) in (bool, int, str, type(None)) else id(got)
+    return getattr(row, question[1])     # ("row", attribute): rows and their operands are immutable
+
+
+class _Name(str):
+    """The mnemonic of the form being printed (`_Decoder._base`, a form's `.base`): each question asked
+    of it is logged with its arguments; the memo keys on the answers, not on the mnemonic."""
+
+    def __new__(cls, value: str, log: _Log) -> _Name:
+        obj = str.__new__(cls, value)
+        obj._log = log
+        return obj
+
+    def __getattribute__(self, name: str):
+        if name == "_log":
+            return str.__getattribute__(self, name)
+        log = str.__getattribute__(self, "_log")
+        method = getattr(str, name)
+        plain = str.__str__(self)
+
+        def asked(*args):
+            log.ask(("base", name, args))
+            return method(plain, *args)
+        return asked if callable(method) else method
+
+
+def _asked_name(name: str):
+    op = getattr(str, name)
+
+    def use(self, *args):
+        str.__getattribute__(self, "_log").ask(("base", name, args))
+        return op(str.__str__(self), *args)
+    return use
+
+
+for _name in ("__contains__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__getitem__",
+              "__len__", "__iter__", "__add__", "__mul__", "__rmul__", "__mod__", "__rmod__", "__format__", "__str__",
+              "__repr__"):
+    setattr(_Name, _name, _asked_name(_name))
+
+
+class _Rows:
+    """A form's rows by variant as `_Decoder._variant` sees them: membership and the variant names."""
+
+    __slots__ = ("_rows", "_log")
+
+    def __init__(self, rows: dict, log: _Log) -> None:
+        self._rows = rows
+        self._log = log
+
+    def __contains__(self, key) -> bool:
+        self._log.ask(("rows", "__contains__", (key,)))
+        return key in self._rows
+
+    def __iter__(self):
+        self._log.ask(("rows", "keys", ()))
+        return iter(tuple(self._rows))
+
+    def get(self, key, default=None):
+        self._log.ask(("rows", "get", (key,)))
+        return self._rows.get(key, default)
+
+
+class _FormView:
+    """A form as a printer sees it: its mnemonic is a `_Name`, its rows a `_Rows`, any other attribute
+    is a logged question whose answer is the attribute's value."""
+
+    __slots__ = ("_form", "_log")
+
+    def __init__(self, form: Form, log: _Log) -> None:
+        self._form = form
+        self._log = log
+
+    def __getattr__(self, name: str):
+        if name == "base":
+            return _Name(self._form.base, self._log)
+        if name == "rows":
+            return _Rows(self._form.rows, self._log)
+        self._log.ask(("form", name))
+        return getattr(self._form, name)
+
+
+class _RowView:
+    """A syntax row as a printer sees it: each attribute read is a logged question."""
+
+    __slots__ = ("_row", "_log")
+
+    def __init__(self, row, log: _Log) -> None:
+        self._row = row
+        self._log = log
+
+    def __getattr__(self, name: str):
+        self._log.ask(("row", name))
+        return getattr(self._row, name)
+
+
+class _Memo:
+    """Printed pieces of one printer with its fixed arguments, by the bits their runs read and the
+    answers their form and row give to the questions the runs asked."""
+
+    __slots__ = ("mask", "emask", "questions", "classes", "of_form", "table")
+
+    def __init__(self) -> None:
+        self.mask = 0          # word bits read by any run so far
+        self.emask = 0         # extra-dword bits read so far
+        self.questions: tuple = ()   # every question any run asked, in a fixed order
+        self.classes: dict[tuple, int] = {}   # answers -> class number
+        self.of_form: dict[tuple[int, int], int] = {}   # (id(form), id(row)) -> class number
+        self.table: dict = {}
+
+
+class _Plan:
+    """How render() prints one form in one variant, its pieces in render()'s order."""
+
+    __slots__ = ("row", "mnemonic", "texts", "mods", "tight")
+
+    def __init__(self, row, mnemonic: str, texts: list, mods: list, tight) -> None:
+        self.row = row
+        self.mnemonic = mnemonic
+        self.texts = texts     # (memo, printer(word, ext)) per operand, None-skipping
+        self.mods = mods       # (memo, printer) per modifier, empty-skipping, the DPP16 controls last
+        self.tight = tight     # (memo, check) for encodings whose unused modifier bits must be clear, or None
+
+
+class _FormPlan:
+    """What one form's words share whatever their variant."""
+
+    __slots__ = ("size", "sources", "variant", "variants")
+
+    def __init__(self, size: int, sources: tuple, variant: tuple) -> None:
+        self.size = size
+        self.sources = sources      # (shift, mask, is SRC0, 64-bit literals) of each source field
+        self.variant = variant      # (memo, printer) of _Decoder._variant
+        self.variants: dict[str, _Plan | None] = {}
+
+
+class FastRenderer:
+    """Renders what the general decoder would, or None where it does not cover the word."""
+
+    def __init__(self, dec: _Decoder) -> None:
+        self.dec = dec
+        self.t = dec.t
+        self._forms: dict[int, _FormPlan | None] = {}   # id(form) -> plan; forms live as long as the tables
+        self._memos: dict[tuple, _Memo] = {}
+        self.misses = 0       # printer runs (for the benchmark's notes)
+
+    # ------------------------------------------------------------------ running a plan
+
+    def _piece(self, memo: _Memo, printer, word: int, ext: int, form: Form, row):
+        key = (word & memo.mask) | ((ext & memo.emask) << EXT_SHIFT)
+        if memo.questions:
+            cls = memo.of_form.get((id(form), id(row)))
+            if cls is None:
+                cls = self._classify(memo, form, row)
+            key |= cls << CLASS_SHIFT
+        got = memo.table.get(key, _MISS)
+        if got is _MISS:
+            got = self._fill(memo, printer, word, ext, form, row)
+        return got
+
+    @staticmethod
+    def _classify(memo: _Memo, form: Form, row) -> int:
+        answers = tuple(_answer(q, form, row) for q in memo.questions)
+        cls = memo.classes.setdefault(answers, len(memo.classes))
+        memo.of_form[(id(form), id(row))] = cls
+        return cls
+
+    def _fill(self, memo: _Memo, printer, word: int, ext: int, form: Form, row):
+        self.misses += 1
+        log = _Log()
+        dec = self.dec
+        dec._img = None
+        dec._lit64 = False
+        dec._base = _Name(form.base, log)
+        try:
+            got = printer(_Word(word, log, 0), _Word(ext, log, 1), _FormView(form, log),
+                          None if row is None else _RowView(row, log))
+        except Exception:   # the general decoder says what is wrong with this word
+            got = _FAIL
+        finally:
+            dec._base = form.base
+        new = [q for q in log.questions if q not in memo.questions]
+        if log.word & ~memo.mask or log.ext & ~memo.emask or new:
+            memo.mask |= log.word
+            memo.emask |= log.ext
+            memo.questions = (*memo.questions, *new)
+            memo.classes.clear()
+            memo.of_form.clear()
+            memo.table.clear()     # earlier keys were cut by a narrower mask or fewer questions
+        key = (word & memo.mask) | ((ext & memo.emask) << EXT_SHIFT)
+        if memo.questions:
+            key |= self._classify(memo, form, row) << CLASS_SHIFT
+        memo.table[key] = got
+        return got
+
+    def render(self, lay: Layout, form: Form, data: bytes, pos: int) -> tuple[str, int] | None:
+        fp = self._forms.get(id(form), _MISS)
+        if fp is _MISS:
+            fp = self._forms[id(form)] = self._form_plan(lay, form)
+        if fp is None:
+            return None
+        size = fp.size
+        if len(data) < pos + size:
+            return None
+        word = int.from_bytes(data[pos:pos + size], "little")
+        got = self._piece(fp.variant[0], fp.variant[1], word, 0, form, None)
+        if got is _FAIL:
+            return None
+        variant, extra = got
+        for shift, mask, src0, lit64 in fp.sources:
+            code = (word >> shift) & mask
+            if (code == LITERAL and not (extra and src0)) or (lit64 and code == LITERAL64):
+                return None    # a literal follows: the general decoder reads it
+        plan = fp.variants.get(variant, _MISS)
+        if plan is _MISS:
+            plan = fp.variants[variant] = self._plan(lay, form, variant)
+        if plan is None:
+            return None
+        ext = 0
+        if extra:
+            if len(data) < pos + size + 4:
+                return None
+            ext = int.from_bytes(data[pos + size:pos + size + 4], "little")
+            size += 4
+        texts = []
+        for memo, printer in plan.texts:
+            t = self._piece(memo, printer, word, ext, form, None)
+            if t is _FAIL:
+                return None
+            if t is not None:
+                texts.append(t)
+        mods = []
+        for memo, printer in plan.mods:
+            m = self._piece(memo, printer, word, ext, form, plan.row)
+            if m is _FAIL:
+                return None
+            if m:
+                mods.append(m)
+        if plan.tight is not None and self._piece(plan.tight[0], plan.tight[1], word, ext, form, plan.row) is _FAIL:
+            return None
+        out = plan.mnemonic
+        if texts:
+            out += " " + ", ".join(texts)
+        if mods:
+            out += " " + " ".join(mods)
+        return out, size
+
+    # ------------------------------------------------------------------ making plans
+
+    def _memo(self, key: tuple) -> _Memo:
+        memo = self._memos.get(key)
+        if memo is None:
+            memo = self._memos[key] = _Memo()
+        return memo
+
+    def _form_plan(self, lay: Layout, form: Form) -> _FormPlan | None:
+        from gpuisa.codec.decoder import EXPORT_ENCODINGS, K_OPERANDS
+
+        t = self.t
+        if lay.pairs or form.encoding in EXPORT_ENCODINGS or form.encoding in image.IMAGE_ENCODINGS or \
+                form.encoding in ("VBUFFER", "VINTERP") or form.base.startswith("tbuffer_") or not form.rows:
+            return None
+        lit64 = t.target in LITERAL64_TARGETS and form.encoding in LITERAL64_ENCODINGS   # code 254: syntax.LITERAL64
+        if any(o.name in K_OPERANDS for row in form.rows.values() for o in row.operands):
+            return None    # fmaak / madmk: a constant follows every word
+        sources = []
+        for name in SOURCE_FIELDS:
+            bits = lay.fields.get(name)
+            if bits is None:
+                continue
+            if len(bits) != 1:
+                return None
+            hi, lo = bits[0]
+            sources.append((lo, (1 << (hi - lo + 1)) - 1, name == "SRC0", lit64))
+        dec = self.dec
+        return _FormPlan(lay.width // 8, tuple(sources),
+                         (self._memo(("variant", lay.name)), lambda w, e, f, r: dec._variant(lay, f, w)))
+
+    def _plan(self, lay: Layout, form: Form, variant: str) -> _Plan | None:
+        from gpuisa.codec.decoder import DPP16_MODIFIERS, TIGHT_ENCODINGS, _is_float
+
+        dec = self.dec
+        row = form.rows.get(variant)
+        if row is None:
+            return None
+        mnemonic = form.base + variant.split("~")[0]
+        if form.encoding == "VOPC" and variant.startswith("_dpp") and dec.gen >= 11:
+            mnemonic = form.base
+        is_float = _is_float(mnemonic)
+        halves = sixteen_bit_operands(self.t, form, variant)
+        if any(o.name == "bitop3" for o in row.operands):
+            return None
+        vop3 = form.encoding in VOP3_ENCODINGS or form.encoding == "VINTERP" or variant.startswith("_e64")
+        if halves and dec.true16 and vop3 and "OPSEL" in lay.fields and not any(o.name == "op_sel" for o in row.operands):
+            return None    # real-true16 prints the OPSEL of a row that lists no op_sel
+        dpp16 = variant in ("_dpp", "_e64_dpp")
+        texts, mods = [], []
+        src_index = 0
+        for op in row.operands:
+            if op.role == "modifier":
+                if dpp16 and op.name in DPP16_MODIFIERS:
+                    continue
+                memo = self._memo(("mod", id(op), lay.name, variant))
+                mods.append((memo, lambda w, e, f, r, op=op: dec._modifier(op, lay, f, w, variant, e, r)))
+                continue
+            half = op.name in halves
+            memo = self._memo(("text", id(op), lay.name, variant, is_float, half, vop3, src_index))
+            texts.append((memo, lambda w, e, f, r, op=op, half=half, i=src_index: dec._operand_text(
+                op, lay, w, None, is_float, variant, e, half, vop3, False, i)))
+            if op.role == "src":
+                src_index += 1
+        if dpp16:
+            for name in DPP16_MODIFIERS[:5 if dec.gen >= 10 else 4]:
+                memo = self._memo(("dpp", name, lay.name, variant))
+                mods.append((memo, lambda w, e, f, r, name=name: dec._dpp(name, variant, e, w, lay)))
+        tight = None
+        if lay.encoding in TIGHT_ENCODINGS and variant in ("", "_e64"):
+            tight = (self._memo(("tight", lay.name)), lambda w, e, f, r: dec._unused_modifier_bits(lay, w, r))
+        return _Plan(row, mnemonic, texts, mods, tight)
