@@ -43,7 +43,7 @@ class _Log:
     """What one printer run read: bits of the word, bits of the extra dword, and the questions it asked
     of its form and row (`_Name`, `_FormView`, `_RowView`) in the order asked."""
 
-    __slots__ = ("word", "ext", "questions")
+    __slots__ = ("ext", "questions", "word")
 
     def __init__(self) -> None:
         self.word = 0
@@ -164,7 +164,7 @@ for _name in ("__contains__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", 
 class _Rows:
     """A form's rows by variant as `_Decoder._variant` sees them: membership and the variant names."""
 
-    __slots__ = ("_rows", "_log")
+    __slots__ = ("_log", "_rows")
 
     def __init__(self, rows: dict, log: _Log) -> None:
         self._rows = rows
@@ -205,7 +205,7 @@ class _FormView:
 class _RowView:
     """A syntax row as a printer sees it: each attribute read is a logged question."""
 
-    __slots__ = ("_row", "_log")
+    __slots__ = ("_log", "_row")
 
     def __init__(self, row, log: _Log) -> None:
         self._row = row
@@ -220,7 +220,7 @@ class _Memo:
     """Printed pieces of one printer with its fixed arguments, by the bits their runs read and the
     answers their form and row give to the questions the runs asked."""
 
-    __slots__ = ("mask", "emask", "questions", "classes", "of_form", "table")
+    __slots__ = ("classes", "emask", "mask", "of_form", "questions", "table")
 
     def __init__(self) -> None:
         self.mask = 0          # word bits read by any run so far
@@ -234,7 +234,7 @@ class _Memo:
 class _Plan:
     """How render() prints one form in one variant, its pieces in render()'s order."""
 
-    __slots__ = ("row", "mnemonic", "texts", "mods", "tight")
+    __slots__ = ("mnemonic", "mods", "row", "texts", "tight")
 
     def __init__(self, row, mnemonic: str, texts: list, mods: list, tight) -> None:
         self.row = row
