@@ -49,8 +49,15 @@ class Terminated(BaseException):
     """SIGTERM, raised in the main thread so `finally` blocks (temp files, worker pools) run."""
 
 
+# Modules of commands/ that hold no command group, only what the command modules import where they
+# need it: discovering them would load rich (render) on every command, `gpuisa disasm` included.
+HELPER_MODULES = frozenset({"checks", "render"})
+
+
 def _register_commands() -> None:
     for mod in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        if mod.name in HELPER_MODULES:
+            continue
         module = importlib.import_module(f"gpuisa.commands.{mod.name}")
         register = getattr(module, "register", None)
         if register is not None:

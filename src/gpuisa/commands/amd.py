@@ -10,7 +10,6 @@ import typer
 
 from gpuisa import paths
 from gpuisa.commands.checks import output_file
-from gpuisa.commands.render import build_with_progress, print_archs, print_diff, print_instruction
 
 if TYPE_CHECKING:
     from gpuisa.catalog.query import Catalog
@@ -73,6 +72,8 @@ def build(sources: SourcesOpt = None, catalog: CatalogOpt = None,
     if rosetta not in ROSETTA_MODES:
         raise typer.BadParameter(f"{rosetta!r} is not one of {', '.join(ROSETTA_MODES)}", param_hint="'--rosetta'")
     target = output_file(catalog or paths.default_catalog(), "catalog")
+    from gpuisa.commands.render import build_with_progress
+
     build_with_progress(sources or paths.default_sources(), target, jobs, verify, accept_drop=accept_drop,
                         rosetta=rosetta, rosetta_running=rosetta_running, tools=tools, force=force)
 
@@ -83,6 +84,8 @@ def archs(catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:
     if as_json:
         print(json.dumps(rows, indent=2))
         return
+    from gpuisa.commands.render import print_archs
+
     print_archs(rows)
 
 
@@ -94,6 +97,8 @@ def show(name: Annotated[str, typer.Argument(help="Instruction, e.g. v_sad_u32, 
     if as_json:
         print(json.dumps(doc.as_json(), indent=2, ensure_ascii=False))
         return
+    from gpuisa.commands.render import print_instruction
+
     print_instruction(doc)
 
 
@@ -121,4 +126,6 @@ def diff(name: Annotated[str | None, typer.Argument(help="One instruction (optio
     if as_json:
         print(json.dumps(result.as_json(), indent=2))
         return
+    from gpuisa.commands.render import print_diff
+
     print_diff(result)

@@ -23,9 +23,7 @@ import typer
 from gpuisa import paths
 from gpuisa.commands.amd import CatalogOpt, SourcesOpt
 from gpuisa.commands.checks import output_dir, output_file
-from gpuisa.commands.render import build_with_progress, console
 from gpuisa.errors import GpuisaError
-from gpuisa.workers import terminate_with_parent
 
 
 def register(app: typer.Typer) -> None:
@@ -39,6 +37,8 @@ def _ensure_catalog(catalog: Path | None, sources: Path | None, pending: bool = 
     the cross-vendor equivalents, the slowest stage on a cold cache, to that build)."""
     path = catalog or paths.default_catalog()
     if not path.is_file():
+        from gpuisa.commands.render import build_with_progress, console
+
         output_file(path, "catalog")
         console.print(f"No catalog at {path}; building it from the sources first (verification follows).")
         build_with_progress(sources or paths.default_sources(), path, jobs=2, verify=False, pending=pending,
@@ -73,6 +73,8 @@ class SwappableApp:
 def _background_build(args: list[str], log: Path, nice: int = 0) -> int:
     """One `gpuisa build` in another process (the server keeps its CPU time for answers), its output in `log`;
     it gets SIGTERM when serve dies (otherwise a serve stopped by SIGTERM or kill leaves it running)."""
+    from gpuisa.workers import terminate_with_parent  # multiprocessing: imported where a build starts
+
     def start() -> None:
         terminate_with_parent()
         if nice:
@@ -172,6 +174,7 @@ def site(out: Annotated[Path, typer.Option("--out", help="Folder to write the st
     path = _ensure_catalog(catalog, sources)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from gpuisa.commands.render import console
     from gpuisa.web.export import export_site  # heavy: jinja2
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
