@@ -149,6 +149,12 @@ INTEGER_SIMM16: dict[str, str] = {
 INTEGER_INLINE_MAX = 64   # the largest integer inline constant (AMDGPUOperandSyntax.rst:642, iconst {0..64})
 
 
+def pair_shows(op: Operand) -> bool:
+    """Whether a VOPD half prints this operand of its row: v_dual_cndmask_b32 reads VCC without naming
+    it (gfx11_asm_vopd.s), and modifiers have no place in a half."""
+    return not (op.role == "modifier" or op.name == "vcc" or (op.optional and set(op.accepts) <= {"vcc", "vcc_lo"}))
+
+
 def _invalid_note(text: str, dwords: int) -> str:
     if text[:1] in "-0123456789.":
         return "/*Invalid immediate*/"
@@ -463,18 +469,26 @@ class _Decoder:
         for _half, form in halves:
             hl = self.t.layouts[form.layout]
             is_float = _is_float(form.base)
+            self._img, self._lit64, self._base = None, False, form.base   # not the previous instruction's
             shown = []
+            src_index = 0
             for op in form.rows[""].operands:
-                if op.role == "modifier" or op.name == "vcc" or (op.optional and set(op.accepts) <= {"vcc", "vcc_lo"}):
-                    continue   # v_dual_cndmask_b32 reads VCC without naming it (gfx11_asm_vopd.s)
-                text = self._operand(op, hl, wide, literal, is_float, "", 0)
-                if op.role == "src" and op.modifiers and "NEG" in hl.fields:   # VOPD3 NEGX / NEGY
-                    text = self._neg_abs(text, hl, wide, sum(o.role == "src" for o in form.rows[""].operands
-                                                             [:form.rows[""].operands.index(op)]), "", 0)
-                if text is not None:
-                    shown.append(text)
+                if pair_shows(op):
+                    text = self._pair_operand_text(op, hl, wide, literal, is_float, src_index)
+                    if text is not None:
+                        shown.append(text)
+                src_index += op.role == "src"
             texts.append(form.base + (" " + ", ".join(shown) if shown else ""))
         return " :: ".join(texts), size
+
+    def _pair_operand_text(self, op: Operand, hl: Layout, wide: int, literal: int | None, is_float: bool,
+                           src_index: int) -> str | None:
+        """One operand of a VOPD half as printed (`src_index`: the sources before it in the row);
+        codec/fastpath.py remembers these by the bits of `wide` they read."""
+        text = self._operand(op, hl, wide, literal, is_float, "", 0)
+        if op.role == "src" and op.modifiers and "NEG" in hl.fields:   # VOPD3 NEGX / NEGY
+            text = self._neg_abs(text, hl, wide, src_index, "", 0)
+        return text
 
     def _unused_modifier_bits(self, lay: Layout, word: int, row: Row) -> None:
         """A VOP3 word whose instruction has no such modifier must have its bits clear: LLVM's encodings

@@ -27,7 +27,15 @@ from typing import TYPE_CHECKING
 
 from gpuisa.codec import image
 from gpuisa.codec.syntax import LITERAL, LITERAL64, LITERAL64_ENCODINGS, LITERAL64_TARGETS
-from gpuisa.codec.tables import SOURCE_FIELDS, VOP3_ENCODINGS, Form, Layout, sixteen_bit_operands
+from gpuisa.codec.tables import (
+    SOURCE_FIELDS,
+    VOP3_ENCODINGS,
+    Form,
+    Layout,
+    is_vopd3,
+    sixteen_bit_operands,
+    vopd_y_vdst,
+)
 
 if TYPE_CHECKING:
     from gpuisa.codec.decoder import _Decoder
@@ -218,9 +226,14 @@ class _RowView:
 
 class _Memo:
     """Printed pieces of one printer with its fixed arguments, by the bits their runs read and the
-    answers their form and row give to the questions the runs asked."""
+    answers their form and row give to the questions the runs asked.
 
-    __slots__ = ("classes", "emask", "mask", "of_form", "questions", "table")
+    Entries are never dropped when the mask grows: an entry stored under an older, narrower mask M
+    is found only for words whose bits outside M (inside the new mask) are those of the word it was
+    printed from... which the run did not read. Class numbers are never reused: a longer list of
+    questions gives new numbers, so an entry keyed by an older class is simply not found again."""
+
+    __slots__ = ("classes", "emask", "mask", "of_form", "questions", "table", "users")
 
     def __init__(self) -> None:
         self.mask = 0          # word bits read by any run so far
@@ -229,31 +242,62 @@ class _Memo:
         self.classes: dict[tuple, int] = {}   # answers -> class number
         self.of_form: dict[tuple[int, int], int] = {}   # (id(form), id(row)) -> class number
         self.table: dict = {}
+        self.users: list = []  # plans that baked this memo's mask and class (unbaked when either grows)
 
 
 class _Plan:
     """How render() prints one form in one variant, its pieces in render()'s order."""
 
-    __slots__ = ("mnemonic", "mods", "row", "texts", "tight")
+    __slots__ = ("baked", "mnemonic", "mods", "row", "texts", "tight")
 
     def __init__(self, row, mnemonic: str, texts: list, mods: list, tight) -> None:
         self.row = row
         self.mnemonic = mnemonic
-        self.texts = texts     # (memo, printer(word, ext)) per operand, None-skipping
+        self.texts = texts     # (memo, printer(word, ext, form, row)) per operand, None-skipping
         self.mods = mods       # (memo, printer) per modifier, empty-skipping, the DPP16 controls last
         self.tight = tight     # (memo, check) for encodings whose unused modifier bits must be clear, or None
+        self.baked: tuple | None = None   # ((get, mask, ext mask, class bits) per text, per modifier, tight)
 
 
 class _FormPlan:
     """What one form's words share whatever their variant."""
 
-    __slots__ = ("size", "sources", "variant", "variants")
+    __slots__ = ("baked", "size", "sources", "variant", "variants")
 
     def __init__(self, size: int, sources: tuple, variant: tuple) -> None:
         self.size = size
         self.sources = sources      # (shift, mask, is SRC0, 64-bit literals) of each source field
         self.variant = variant      # (memo, printer) of _Decoder._variant
         self.variants: dict[str, _Plan | None] = {}
+        self.baked: tuple | None = None   # (get, mask, class bits) of the variant memo
+
+
+class _HalfPlan:
+    """One VOPD half form: its mnemonic and its printed operands."""
+
+    __slots__ = ("baked", "mnemonic", "texts")
+
+    def __init__(self, mnemonic: str, texts: list) -> None:
+        self.mnemonic = mnemonic
+        self.texts = texts     # (memo, printer(wide, ext, form, row)) per printed operand
+        self.baked: tuple | None = None
+
+
+class _PairPlan:
+    """A VOPD layout: where its opcodes and first sources sit, and each half form's plan."""
+
+    __slots__ = ("halves", "opx", "opy", "size", "sources", "vopd3")
+
+    def __init__(self, lay: Layout) -> None:
+        def one(name: str) -> tuple[int, int]:
+            (hi, lo), = lay.fields[name]
+            return lo, (1 << (hi - lo + 1)) - 1
+
+        self.size = lay.width // 8
+        self.opx, self.opy = one("OPX"), one("OPY")
+        self.sources = tuple(one(n) for n in ("SRCX0", "SRCY0"))
+        self.vopd3 = is_vopd3(lay)
+        self.halves: dict[int, _HalfPlan | None] = {}   # id(half form) -> plan
 
 
 class FastRenderer:
@@ -264,9 +308,216 @@ class FastRenderer:
         self.t = dec.t
         self._forms: dict[int, _FormPlan | None] = {}   # id(form) -> plan; forms live as long as the tables
         self._memos: dict[tuple, _Memo] = {}
-        self.misses = 0       # printer runs (for the benchmark's notes)
+        self._pairs: dict[int, _PairPlan | None] = {}   # id(VOPD layout) -> plan
+        self.misses = 0       # printer runs
 
     # ------------------------------------------------------------------ running a plan
+
+    def render(self, lay: Layout, form: Form, data: bytes, pos: int) -> tuple[str, int] | None:
+        if lay.pairs:
+            return self._render_pair(lay, data, pos)
+        fp = self._forms.get(id(form), _MISS)
+        if fp is _MISS:
+            fp = self._forms[id(form)] = self._form_plan(lay, form)
+        if fp is None:
+            return None
+        size = fp.size
+        if len(data) < pos + size:
+            return None
+        word = int.from_bytes(data[pos:pos + size], "little")
+        vb = fp.baked or self._bake_variant(fp, form)
+        got = vb[0]((word & vb[1]) | vb[2], _MISS)
+        if got is _MISS:
+            got = self._piece(fp.variant[0], fp.variant[1], word, 0, form, None)
+        if got is _FAIL:
+            return None
+        variant, extra = got
+        for shift, mask, src0, lit64 in fp.sources:
+            code = (word >> shift) & mask
+            if (code == LITERAL and not (extra and src0)) or (lit64 and code == LITERAL64):
+                return None    # a literal follows: the general decoder reads it
+        plan = fp.variants.get(variant, _MISS)
+        if plan is _MISS:
+            plan = fp.variants[variant] = self._plan(lay, form, variant)
+        if plan is None:
+            return None
+        ext = 0
+        if extra:
+            if len(data) < pos + size + 4:
+                return None
+            ext = int.from_bytes(data[pos + size:pos + size + 4], "little")
+            size += 4
+        baked = plan.baked or self._bake(plan, form)
+        texts = []
+        for get, m, e, c in baked[0]:
+            t = get((word & m) | ((ext & e) << EXT_SHIFT) | c, _MISS)
+            if t is None:
+                continue
+            if t.__class__ is not str:     # not printed yet, or the printer failed
+                return self._slow(plan, form, word, ext, size)
+            texts.append(t)
+        mods = []
+        for get, m, e, c in baked[1]:
+            t = get((word & m) | ((ext & e) << EXT_SHIFT) | c, _MISS)
+            if t is None:
+                continue
+            if t.__class__ is not str:
+                return self._slow(plan, form, word, ext, size)
+            if t:
+                mods.append(t)
+        if baked[2] is not None:
+            get, m, e, c = baked[2]
+            if get((word & m) | ((ext & e) << EXT_SHIFT) | c, _MISS) is not None:
+                return self._slow(plan, form, word, ext, size)
+        out = plan.mnemonic
+        if texts:
+            out += " " + ", ".join(texts)
+        if mods:
+            out += " " + " ".join(mods)
+        return out, size
+
+    def _render_pair(self, lay: Layout, data: bytes, pos: int) -> tuple[str, int] | None:
+        """A VOPD word as _Decoder._render_pair prints it: `X :: Y`."""
+        pp = self._pairs.get(id(lay), _MISS)
+        if pp is _MISS:
+            pp = self._pairs[id(lay)] = _PairPlan(lay) if all(
+                len(lay.fields.get(n, ())) == 1 for n in ("OPX", "OPY", "SRCX0", "SRCY0")) else None
+        if pp is None:
+            return None
+        size = pp.size
+        if len(data) < pos + size:
+            return None
+        word = int.from_bytes(data[pos:pos + size], "little")
+        for shift, mask in pp.sources:
+            if (word >> shift) & mask == LITERAL:
+                return None    # a literal follows: the general decoder reads it
+        fx = lay.pairs["X"].get((word >> pp.opx[0]) & pp.opx[1])
+        fy = lay.pairs["Y"].get((word >> pp.opy[0]) & pp.opy[1])
+        if fx is None or fy is None:
+            return None
+        wide = word if pp.vopd3 else word | (vopd_y_vdst(word, lay.fields) << 64)
+        out = []
+        for form in (fx, fy):
+            hp = pp.halves.get(id(form), _MISS)
+            if hp is _MISS:
+                hp = pp.halves[id(form)] = self._half_plan(form)
+            if hp is None:
+                return None
+            baked = hp.baked or self._bake_half(hp, form)
+            shown = []
+            for get, m, c in baked:
+                t = get((wide & m) | c, _MISS)
+                if t is None:
+                    continue
+                if t.__class__ is not str:
+                    t = self._slow_half(hp, form, wide)
+                    if t is None:
+                        return None
+                    shown = None
+                    break
+                shown.append(t)
+            if shown is None:
+                out.append(t)
+            else:
+                out.append(hp.mnemonic + " " + ", ".join(shown) if shown else hp.mnemonic)
+        return " :: ".join(out), size
+
+    def _slow_half(self, hp: _HalfPlan, form: Form, wide: int) -> str | None:
+        shown = []
+        for memo, printer in hp.texts:
+            t = self._piece(memo, printer, wide, 0, form, None)
+            if t is _FAIL:
+                return None
+            if t is not None:
+                shown.append(t)
+        return hp.mnemonic + " " + ", ".join(shown) if shown else hp.mnemonic
+
+    def _bake_half(self, hp: _HalfPlan, form: Form) -> tuple:
+        baked = []
+        for memo, _p in hp.texts:
+            if hp not in memo.users:
+                memo.users.append(hp)
+            cls = 0
+            if memo.questions:
+                cls = memo.of_form.get((id(form), id(None)))
+                if cls is None:
+                    cls = self._classify(memo, form, None)
+            baked.append((memo.table.get, memo.mask, cls << CLASS_SHIFT))
+        hp.baked = tuple(baked)
+        return hp.baked
+
+    def _half_plan(self, form: Form) -> _HalfPlan | None:
+        from gpuisa.codec.decoder import K_OPERANDS, _is_float, pair_shows
+
+        row = form.rows.get("")
+        if row is None or any(o.name in K_OPERANDS for o in row.operands):
+            return None    # fmaak / fmamk: a constant follows the word
+        dec = self.dec
+        hl = self.t.layouts[form.layout]
+        is_float = _is_float(form.base)
+        texts = []
+        src_index = 0
+        for op in row.operands:
+            if pair_shows(op):
+                memo = self._memo(("pair", id(op), hl.name, is_float, src_index))
+                texts.append((memo, lambda w, e, f, r, op=op, i=src_index: dec._pair_operand_text(
+                    op, hl, w, None, is_float, i)))
+            src_index += op.role == "src"
+        return _HalfPlan(form.base, texts)
+
+    def _slow(self, plan: _Plan, form: Form, word: int, ext: int, size: int) -> tuple[str, int] | None:
+        """render() for a word some piece of which is not remembered yet: each piece printed or found."""
+        texts = []
+        for memo, printer in plan.texts:
+            t = self._piece(memo, printer, word, ext, form, None)
+            if t is _FAIL:
+                return None
+            if t is not None:
+                texts.append(t)
+        mods = []
+        for memo, printer in plan.mods:
+            m = self._piece(memo, printer, word, ext, form, plan.row)
+            if m is _FAIL:
+                return None
+            if m:
+                mods.append(m)
+        if plan.tight is not None and self._piece(plan.tight[0], plan.tight[1], word, ext, form, plan.row) is _FAIL:
+            return None
+        out = plan.mnemonic
+        if texts:
+            out += " " + ", ".join(texts)
+        if mods:
+            out += " " + " ".join(mods)
+        return out, size
+
+    def _bake(self, plan: _Plan, form: Form) -> tuple:
+        """Each piece's table lookup, mask and class bits as this form finds them now."""
+        def one(memo: _Memo, row) -> tuple:
+            if plan not in memo.users:
+                memo.users.append(plan)
+            cls = 0
+            if memo.questions:
+                cls = memo.of_form.get((id(form), id(row)))
+                if cls is None:
+                    cls = self._classify(memo, form, row)
+            return memo.table.get, memo.mask, memo.emask, cls << CLASS_SHIFT
+
+        plan.baked = (tuple(one(memo, None) for memo, _p in plan.texts),
+                      tuple(one(memo, plan.row) for memo, _p in plan.mods),
+                      None if plan.tight is None else one(plan.tight[0], plan.row))
+        return plan.baked
+
+    def _bake_variant(self, fp: _FormPlan, form: Form) -> tuple:
+        memo = fp.variant[0]
+        if fp not in memo.users:
+            memo.users.append(fp)
+        cls = 0
+        if memo.questions:
+            cls = memo.of_form.get((id(form), id(None)))
+            if cls is None:
+                cls = self._classify(memo, form, None)
+        fp.baked = (memo.table.get, memo.mask, cls << CLASS_SHIFT)
+        return fp.baked
 
     def _piece(self, memo: _Memo, printer, word: int, ext: int, form: Form, row):
         key = (word & memo.mask) | ((ext & memo.emask) << EXT_SHIFT)
@@ -305,67 +556,17 @@ class FastRenderer:
         if log.word & ~memo.mask or log.ext & ~memo.emask or new:
             memo.mask |= log.word
             memo.emask |= log.ext
-            memo.questions = (*memo.questions, *new)
-            memo.classes.clear()
-            memo.of_form.clear()
-            memo.table.clear()     # earlier keys were cut by a narrower mask or fewer questions
+            if new:
+                memo.questions = (*memo.questions, *new)
+                memo.of_form.clear()
+            for user in memo.users:
+                user.baked = None
+            memo.users.clear()
         key = (word & memo.mask) | ((ext & memo.emask) << EXT_SHIFT)
         if memo.questions:
             key |= self._classify(memo, form, row) << CLASS_SHIFT
         memo.table[key] = got
         return got
-
-    def render(self, lay: Layout, form: Form, data: bytes, pos: int) -> tuple[str, int] | None:
-        fp = self._forms.get(id(form), _MISS)
-        if fp is _MISS:
-            fp = self._forms[id(form)] = self._form_plan(lay, form)
-        if fp is None:
-            return None
-        size = fp.size
-        if len(data) < pos + size:
-            return None
-        word = int.from_bytes(data[pos:pos + size], "little")
-        got = self._piece(fp.variant[0], fp.variant[1], word, 0, form, None)
-        if got is _FAIL:
-            return None
-        variant, extra = got
-        for shift, mask, src0, lit64 in fp.sources:
-            code = (word >> shift) & mask
-            if (code == LITERAL and not (extra and src0)) or (lit64 and code == LITERAL64):
-                return None    # a literal follows: the general decoder reads it
-        plan = fp.variants.get(variant, _MISS)
-        if plan is _MISS:
-            plan = fp.variants[variant] = self._plan(lay, form, variant)
-        if plan is None:
-            return None
-        ext = 0
-        if extra:
-            if len(data) < pos + size + 4:
-                return None
-            ext = int.from_bytes(data[pos + size:pos + size + 4], "little")
-            size += 4
-        texts = []
-        for memo, printer in plan.texts:
-            t = self._piece(memo, printer, word, ext, form, None)
-            if t is _FAIL:
-                return None
-            if t is not None:
-                texts.append(t)
-        mods = []
-        for memo, printer in plan.mods:
-            m = self._piece(memo, printer, word, ext, form, plan.row)
-            if m is _FAIL:
-                return None
-            if m:
-                mods.append(m)
-        if plan.tight is not None and self._piece(plan.tight[0], plan.tight[1], word, ext, form, plan.row) is _FAIL:
-            return None
-        out = plan.mnemonic
-        if texts:
-            out += " " + ", ".join(texts)
-        if mods:
-            out += " " + " ".join(mods)
-        return out, size
 
     # ------------------------------------------------------------------ making plans
 
@@ -379,7 +580,7 @@ class FastRenderer:
         from gpuisa.codec.decoder import EXPORT_ENCODINGS, K_OPERANDS
 
         t = self.t
-        if lay.pairs or form.encoding in EXPORT_ENCODINGS or form.encoding in image.IMAGE_ENCODINGS or \
+        if form.encoding in EXPORT_ENCODINGS or form.encoding in image.IMAGE_ENCODINGS or \
                 form.encoding in ("VBUFFER", "VINTERP") or form.base.startswith("tbuffer_") or not form.rows:
             return None
         lit64 = t.target in LITERAL64_TARGETS and form.encoding in LITERAL64_ENCODINGS   # code 254: syntax.LITERAL64
