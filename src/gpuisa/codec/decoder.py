@@ -38,6 +38,7 @@ from gpuisa.codec.syntax import (
 from gpuisa.codec.tables import (
     E32_ENCODINGS,
     MAI_LAYOUT,
+    SADDR_VARIANT,
     SOURCE_FIELDS,
     VOP3_ENCODINGS,
     Form,
@@ -583,6 +584,8 @@ class _Decoder:
                 v = "_e64_dpp" if any(k.startswith("_e64_dpp") for k in form.rows) else "_dpp"
                 return v + ("~dpp8" if src0 != DPP16 else ""), True
             return ("_e64" if "_e64" in form.rows else ""), False
+        if SADDR_VARIANT in form.rows and get_bits(word, lay.fields["SADDR"]) not in (0x7F, NULL_CODE[self.gen]):
+            return SADDR_VARIANT, False   # an SGPR base: the global row of the operation (tables.SADDR_VARIANT)
         return "", False
 
     def _operand(self, op: Operand, lay: Layout, word: int, literal: int | None, is_float: bool,
@@ -800,7 +803,7 @@ class _Decoder:
         if name == "dim" and "DIM" in f:
             return "dim:SQ_RSRC_IMG_" + image.DIMS[bit("DIM")][0]
         if name in ("gds", "glc", "slc", "dlc", "tfe", "lds", "idxen", "offen", "nv", "scc", "d16", "a16", "r128",
-                    "unorm", "da", "lwe", "sc0", "sc1", "nt", "addr64"):
+                    "unorm", "da", "lwe", "sc0", "sc1", "nt", "addr64", "scale_offset"):
             return name if bit(name.upper()) else None
         if name == "offset" and "OFFSET1" in f:
             v = (bit("OFFSET1") << 8) | bit("OFFSET0")

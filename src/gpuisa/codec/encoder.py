@@ -49,6 +49,7 @@ from gpuisa.codec.syntax import (
 from gpuisa.codec.tables import (
     E32_ENCODINGS,
     MAI_LAYOUT,
+    SADDR_VARIANT,
     SOURCE_FIELDS,
     Form,
     Layout,
@@ -497,7 +498,7 @@ class _Encoder:
             field = "FORMAT" if "FORMAT" in f else "DFMT"
             if field in f:
                 st.word |= put_bits(f[field], formats.DFMT_DEFAULT if self.gen < 10 else formats.UFMT_DEFAULT)
-        if "SADDR" in f and form.encoding in ("FLAT", "VFLAT") and self.gen >= 10:
+        if "SADDR" in f and form.encoding in ("FLAT", "VFLAT") and self.gen >= 10 and self._variant != SADDR_VARIANT:
             st.word |= put_bits(f["SADDR"], 0x7C if self.gen >= 11 else 0x7D)
 
     def _operand(self, op: Operand, tok: _Token, lay: Layout, form: Form, st: _State, src_index: int,

@@ -25,6 +25,12 @@ from gpuisa.sources import layout
 
 TABLES_VERSION = 7
 
+# The row variant of a flat instruction whose SADDR names an SGPR base (gfx1250: sources/llvm_syntax_docs.py
+# FLAT_SADDR, the global row of the same operation; gfx1250_asm_vflat.s:3622 `flat_atomic_add_f32 v2, v3, s[2:3]
+# offset:64`): chosen by the decoder when SADDR is not the null code, tried by the encoder beside the flat row.
+SADDR_VARIANT = "~saddr"
+SADDR_VARIANT_ENCODINGS = frozenset({"FLAT", "VFLAT"})
+
 # Encodings printed with LLVM's _e32 suffix when the instruction also has a VOP3 (_e64) form.
 E32_ENCODINGS = frozenset({"VOP1", "VOP2", "VOPC"})
 VOP3_ENCODINGS = frozenset({"VOP3", "VOP3A", "VOP3B", "VOP3SD"})
@@ -693,11 +699,12 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
         if lay is None:
             continue
         spellings = [s.lower() for s in names.get(name, [name])]
-        base = next((s for s in spellings if any(k in listed for k in (s, s + "_e32", s + "_e64"))), "")
-        if not base and matcher is not None:   # a row no page lists: the checker's ROW_EVIDENCE rules derive it
-            base = next((s for s in spellings if _add_ruled_rows(matcher, s, encoding, rows, name in promoted_names,
-                                                                  half_rows)), "")
-        base = base or spellings[0]
+        # the first spelling with a row: listed on a page, or (a row no page lists) derived by the checker's
+        # ROW_EVIDENCE rules, so the arch's own name wins over an older alias another page lists (the cdna5 manual's
+        # BUFFER_ATOMIC_MAX_NUM_F64, LLVM's gfx1250 name, over GFX10's buffer_atomic_fmax_x2: gfx1250_dasm_vbuffer_mubuf.txt)
+        base = next((s for s in spellings if any(k in listed for k in (s, s + "_e32", s + "_e64")) or (
+            matcher is not None and _add_ruled_rows(matcher, s, encoding, rows, name in promoted_names, half_rows))),
+            spellings[0])
         op_field = "OP"
         if encoding in ("VOPD X", "VOPD3 X"):
             op_field = "OPX"
@@ -709,6 +716,12 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
         # v_dot2c_f32_f16_e64; gfx1030 has none: gfx1011_dlops.txt:22 `v_dot2c_f32_f16 v5, v1, v2`)
         form.rows = _variants(base, encoding, rows, name in promoted_names and encoding in VOP3_ENCODINGS, w64,
                               name in vop3_names or base + "_e64" in own, gen >= 11, evidence)
+        if encoding in SADDR_VARIANT_ENCODINGS and matcher is not None and "" in form.rows:
+            # gfx1250's flat_* with an SGPR base: the global row of the same operation (FLAT_SADDR), printed and
+            # parsed when SADDR names a register (decoder._variant)
+            sgpr_base = matcher.flat_with_sgpr_base(base)
+            if sgpr_base:
+                form.rows[SADDR_VARIANT] = sgpr_base[0][1]
         if gen >= 12 and _takes_gfx11_row(encoding, base, form.rows.get(""), half_rows.get(base)):
             form.rows = {"": half_rows[base]}
         else:   # modifiers a page's rows omit and LLVM's tests write (operand_check.MODIFIER_EVIDENCE)

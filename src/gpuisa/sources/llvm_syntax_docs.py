@@ -730,6 +730,8 @@ class ModifierEvidence:
     # operand -> type tag the tests size it by (a packed vector: `bf6x32` is 32 six-bit values, 6 dwords), a
     # template over the named groups of `mnemonics` ({src}: the source type the mnemonic names)
     types: tuple[tuple[str, str], ...] = ()
+    # the modifier of the row the added ones follow, as llvm-mc prints them (""; after the row's modifiers)
+    after: str = ""
 
     def type_tags(self, mnemonic: str) -> dict[str, str]:
         """The type tag of each operand this entry sizes, for one mnemonic it covers."""
@@ -815,13 +817,13 @@ MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
         "SCALE_OFFSET [48] is set (cdna5 manual Table 114, line 7225); GFX12's rows list no modifier for it and "
         "gfx1250's tests write scale_offset",
         Provenance(SOURCE, _GFX12_PAGE, 718, "global_load_b32"),
-        f"{_MC}/gfx1250_asm_vflat.s:2858", "global_load_b32 v5, v1, s[2:3] offset:32 scale_offset"),
+        f"{_MC}/gfx1250_asm_vflat.s:2858", "global_load_b32 v5, v1, s[2:3] offset:32 scale_offset", after="offset"),
     "gfx1250 smem scale_offset": ModifierEvidence(
         ("GFX12 (cdna5)",), "SMEM", r"^s_(buffer_)?load_", ("scale_offset",),
         "gfx1250's scalar loads scale the offset register by the data size (SMEM SCALE_OFFSET [56]: cdna5 manual "
         "line 6098); GFX12's SMEM rows list no modifier for it and gfx1250's tests write it",
         Provenance(SOURCE, _GFX12_PAGE, 57, "s_load_b32"),
-        f"{_MC}/gfx1250_asm_smem.s:75", "s_load_b32 s4, s[2:3], s5 offset:0x20 scale_offset"),
+        f"{_MC}/gfx1250_asm_smem.s:75", "s_load_b32 s4, s[2:3], s5 offset:0x20 scale_offset", after="offset"),
     "gfx1250 matrix reuse": ModifierEvidence(
         ("GFX12 (cdna5)",), "VOP3P", r"^v_(wmma|swmmac)_", ("matrix_a_reuse", "matrix_b_reuse"),
         "gfx1250's WMMA / SWMMAC instructions hint that the A or B matrix is used again (OPSEL[2] = RA, OPSEL_HI[2] = "
