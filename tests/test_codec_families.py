@@ -65,6 +65,17 @@ CASES = [
     ("AMDGPU/gfx1250_asm_valu_lit64.s", 218, "gfx1250", "both"),         # ... without one: 32 bits, high dword
     ("AMDGPU/gfx1250_asm_vop2.s", 595, "gfx1250", "both"),               # v_fmaak_f64's K: 64 bits
     ("AMDGPU/gfx12_asm_sop1.s", 864, "gfx1250", "both"),                 # ... printed as the disassembler does
+    ("AMDGPU/gfx1250_asm_vflat.s", 3618, "gfx1250", "both"),             # flat with an SGPR base: global row
+    ("AMDGPU/gfx1250_asm_vflat.s", 3622, "gfx1250", "both"),             # ... no return: vaddr one VGPR
+    ("AMDGPU/gfx1250_asm_vflat.s", 2858, "gfx1250", "both"),             # scale_offset printed after offset
+    ("Disassembler/AMDGPU/gfx1250_dasm_vbuffer_mubuf.txt", 620, "gfx1250", "both"),  # cdna5's name, not fmax_x2
+    ("AMDGPU/gfx1250_asm_vop3.s", 419, "gfx1250", "true16"),             # i16 result of a v2f16 source
+    ("AMDGPU/gfx1250_asm_vop3.s", 573, "gfx1250", "true16"),             # f16 source, i32 result and seed
+    ("AMDGPU/gfx1250_asm_vop3.s", 383, "gfx1250", "true16"),             # i16 result of i32 sources
+    ("AMDGPU/gfx1250_asm_vop1.s", 620, "gfx1250", "true16"),             # f16 result of an i32 source
+    ("AMDGPU/gfx1250_asm_vop3-fake16.s", 606, "gfx1250", "both"),        # byte_sel in OPSEL[3:2], op_sel src0
+    ("AMDGPU/gfx12_asm_vop3_from_vop1-fake16.s", 539, "gfx1200", "both"),  # byte_sel in OPSEL[0] / [1]
+    ("AMDGPU/gfx1250_asm_vop3_from_vop1-fake16.s", 4220, "gfx1250", "both"),  # ... op_sel's dst entry beside it
 ]
 
 
@@ -170,3 +181,54 @@ def test_a_64_bit_integer_the_sign_extension_would_change_takes_a_64_bit_literal
     assert written == old == new == "s_mov_b64 s[0:1], 0xaf123456" and len(old_data) == 8 and len(new_data) == 12
     assert encode(written, "gfx1200")[0].data == old_data
     assert encode(written, "gfx1250")[0].data == new_data
+
+
+def test_a_packed_conversion_scale_literal_is_32_bits(codec_env):
+    """gfx1250_asm_vop3-fake16.s:911-912: the scale of v_cvt_scalef32_pk8_fp8_bf16 is an f32 (its profile's last
+    source), so 100.0 is the literal 0x42c80000, not bf16 0x42c8 as the mnemonic's last type would say."""
+    from gpuisa import encode
+
+    written = (MC / "AMDGPU/gfx1250_asm_vop3-fake16.s").read_text().splitlines()[911 - 1]
+    asm, data = llvm_check("AMDGPU/gfx1250_asm_vop3-fake16.s", 912)
+    assert written.endswith(", 100.0") and asm.endswith(", 0x42c80000")   # the premise: LLVM wrote f32 100.0
+    assert encode(written, "gfx1250")[0].data == data
+
+
+def test_true16_profiles_are_the_tablegen_types():
+    """Each TRUE16_PROFILES entry's types are the list its .td line writes (a template parameter bound where the
+    entry says: VOP3_CVT_SR_F8_ByteSel_Profile<f16> gives SrcVT f16)."""
+    import re
+
+    from gpuisa.paths import default_sources
+    from gpuisa.sources.llvm_syntax_docs import TRUE16_PROFILES
+
+    def line(where: str) -> str:
+        path, n = where.rsplit(":", 1)
+        return (default_sources() / path).read_text(encoding="utf-8").splitlines()[int(n) - 1]
+
+    for mnemonic, fix in TRUE16_PROFILES.items():
+        listed = [t.strip() for t in re.search(r"\[([^\]]+)\]", line(fix.where)).group(1).split(",")]
+        if fix.given:
+            bound = re.search(r"<(\w+)>", line(fix.given)).group(1)
+            listed = [bound if t.endswith("VT") else t for t in listed]
+        assert tuple(t for t in listed if t != "untyped") == fix.types, mnemonic
+
+
+def test_byte_sel_bits_follow_tablegen():
+    """syntax.BYTE_SEL: each profile line sets its byte-select flag, and VOPInstructions.td places byte_sel's
+    bits in OPSEL ([14:11]) as the table says: a source select in [11] (bit 1) and [12] (bit 0), a destination
+    select in [14] (bit 1) and [13] (bit 0)."""
+    from gpuisa.codec.syntax import BYTE_SEL
+    from gpuisa.paths import default_sources
+
+    td = default_sources() / "llvm-project-23.1.1/llvm/lib/Target/AMDGPU"
+    placement = (td / "VOPInstructions.td").read_text(encoding="utf-8").splitlines()[928 - 1:935]
+    for pattern, (hi, lo), where in BYTE_SEL:
+        path, n = where.rsplit(":", 1)
+        flag = (default_sources() / path).read_text(encoding="utf-8").splitlines()[int(n) - 1].strip()
+        kind = "Src" if "Src" in flag else "Dst"
+        assert flag == f"let HasFP8{kind}ByteSel = 1;", where
+        # VOP1Instructions.td:771 v_cvt_f32_fp8 and VOP3Instructions.td:1870 v_cvt_sr_fp8_f16 take these profiles
+        assert pattern.match("v_cvt_f32_fp8" if kind == "Src" else "v_cvt_sr_fp8_f16")
+        for bit, half in ((hi, 1), (lo, 0)):
+            assert any(f"Inst{{{11 + bit}}} = !if(P.HasFP8{kind}ByteSel, byte_sel{{{half}}}" in x for x in placement)

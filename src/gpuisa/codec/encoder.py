@@ -41,6 +41,7 @@ from gpuisa.codec.syntax import (
     OMOD,
     SCOPES,
     SDWA,
+    byte_sel_bits,
     export_code,
     float_bits,
     hwreg_value,
@@ -66,7 +67,7 @@ from gpuisa.codec.tables import (
     sixteen_bit_operands,
 )
 from gpuisa.errors import GpuisaError
-from gpuisa.sources.llvm_syntax_docs import atomic_return_optional
+from gpuisa.sources.llvm_syntax_docs import PACKED_CONVERSION, atomic_return_optional
 
 MAX_LINE = 4096    # longer lines are refused before any parsing (a 10 MB line is one error)
 
@@ -410,6 +411,13 @@ class _Encoder:
         if st.literal is not None:
             out += st.literal.to_bytes(8 if st.literal64 else 4, "little")
         return out
+
+    def _is_scale(self, op: Operand) -> bool:
+        """Whether `op` is the scale source of a packed scaled conversion (its row's last source)."""
+        if self._form is None or not PACKED_CONVERSION.match(self._mnemonic):
+            return False
+        srcs = [o for o in self._form.rows[self._variant].operands if o.role == "src"]
+        return bool(srcs) and srcs[-1].name == op.name
 
     def _half(self, op: Operand, tok: _Token, lay: Layout, form: Form, st: _State, src_index: int, variant: str,
               reg: int, hi: bool) -> None:
@@ -826,7 +834,7 @@ class _Encoder:
             if value is None:
                 raise _Attempt(tok.col, f"{low!r} is not a number")
             return self._literal64(value, tok)
-        bits, bf16 = _operand_bits(op, self._mnemonic)
+        bits, bf16 = _operand_bits(op, self._mnemonic, self._is_scale(op))
         if lit64 and op.dwords == 2 and ops.inline_code(low, bits, is_float) is None:
             value = _value64(low, is_float)
             # a 32-bit literal stands for a float64's high dword and an integer sign-extended (gfx12_asm_sop1.s:863
@@ -987,7 +995,14 @@ class _Encoder:
             vals = arr(value)
             bits = sum(b << i for i, b in enumerate(vals))
             if name == "op_sel":
-                if form.encoding != "VOP3P" and vals and op_sel_has_dst(row, form.base, self._variant):
+                sel = byte_sel_bits(form.base, self.gen)
+                if sel is not None and sel[0] == 3:
+                    # a destination byte select holds OPSEL[3:2]: op_sel's entries are the sources' (src0, src1 and
+                    # the tied vdst_in, whose bit is byte_sel's: gfx1250_asm_vop3-fake16.s `op_sel:[1,0,0] byte_sel:1`)
+                    if any(vals[2:]):
+                        raise _Attempt(m.col, f"{m.text}: OPSEL[3:2] hold byte_sel on {form.base}")
+                    bits = sum(b << i for i, b in enumerate(vals[:2]))
+                elif form.encoding != "VOP3P" and vals and op_sel_has_dst(row, form.base, self._variant):
                     # the last entry is the VGPR destination's, OPSEL bit 3 (decoder.py, op_sel)
                     bits = sum(b << i for i, b in enumerate(vals[:-1])) | (vals[-1] << 3)
                 set_field("OPSEL", bits)
@@ -1014,6 +1029,12 @@ class _Encoder:
             set_field(ALWAYS_PRINTED[name], num(value))
         elif name == "clamp" and not value and "CLMP" in f:
             set_field("CLMP", 1)
+        elif name == "byte_sel" and value and "OPSEL" in f and (sel := byte_sel_bits(form.base, self.gen)) is not None:
+            need("byte_sel")
+            v = num(value)
+            if not 0 <= v <= 3:
+                raise _Attempt(m.col, f"{m.text}: byte_sel is 0..3")
+            st.word |= put_bits(f["OPSEL"], (((v >> 1) & 1) << sel[0]) | ((v & 1) << sel[1]))   # syntax.BYTE_SEL
         elif name in ("index_key", "scale_sel") and value and "OPSEL" in f:   # the whole OPSEL field (decoder.py)
             need(name)
             set_field("OPSEL", num(value))
@@ -1208,11 +1229,15 @@ def _fits_literal32(value: int, is_float: bool) -> bool:
     return value < (1 << 31) or value >= (1 << 64) - (1 << 31)
 
 
-def _operand_bits(op: Operand, mnemonic: str) -> tuple[int, bool]:
+def _operand_bits(op: Operand, mnemonic: str, scale: bool = False) -> tuple[int, bool]:
     """Bit width of a source's constant and whether it is bf16: from the operand size, else the
-    source type LLVM's mnemonic names last (v_cvt_f32_f16 reads f16)."""
+    source type LLVM's mnemonic names last (v_cvt_f32_f16 reads f16); a packed conversion's scale is 32 bits
+    (`scale`: its profile's last source, F32 / I32: VOP3Instructions.td:1878-1935; gfx1250_asm_vop3.s
+    `v_cvt_scalef32_pk8_fp8_bf16 v[10:11], v[20:23], 100.0` has the literal 0x42c80000)."""
     if op.dwords == 2:
         return 64, False
+    if scale:
+        return 32, False
     if op.type_tag.endswith("x2"):    # a packed pair (v_dot2_f16_f16 src0:f16x2) is one 32-bit value
         return 32, False
     types = _TYPES.findall(mnemonic)

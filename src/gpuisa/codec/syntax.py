@@ -8,6 +8,7 @@ operand lists come from the syntax docs reader (sources/llvm_syntax_docs.py), ne
 
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass
 
@@ -182,6 +183,27 @@ ALWAYS_PRINTED = {"wait_exp": "WAITEXP", "wait_vdst": "WAIT_VA", "wait_va_vdst":
 # TTBL = {OMOD[1:0], ABS[2:0], NEG[2:0]} (cdna4 manual, V_BITOP3_B16 pseudocode and notes: README.md:14418, 14433):
 # (field, bit of the table its lowest bit holds)
 BITOP3_FIELDS = (("NEG", 0), ("ABS", 3), ("OMOD", 6))
+# byte_sel:N of the gfx11+ fp8 / bf8 conversions: the byte of the packed operand, held in OPSEL bits that LLVM's
+# TableGen places by profile (VOPInstructions.td:928-935): a source byte select (HasFP8SrcByteSel,
+# VOP1Instructions.td:753) in OPSEL[0] (byte_sel bit 1) and OPSEL[1] (bit 0), "bit order intentionally reversed"
+# (VOPInstructions.td:367); a destination byte select (HasFP8DstByteSel, VOP3Instructions.td:731) in OPSEL[3]
+# (bit 1) and OPSEL[2] (bit 0). Those bits are no op_sel entry: gfx12_asm_vop3_from_vop1.s `v_cvt_f32_bf8_e64 v1, 3
+# byte_sel:1` sets [12], gfx1250_asm_vop3-fake16.s `v_cvt_sr_bf8_f16 v1, v2, v3 op_sel:[1,0,0] byte_sel:1` [11] and
+# [13]. (regular expression over the mnemonic, OPSEL bits for byte_sel bit 1 and bit 0, TableGen line)
+BYTE_SEL: tuple[tuple[re.Pattern[str], tuple[int, int], str], ...] = (
+    (re.compile(r"^v_cvt_(f32|f16)_(fp8|bf8)$"), (0, 1), "llvm-project-23.1.1/llvm/lib/Target/AMDGPU/VOP1Instructions.td:753"),
+    (re.compile(r"^v_cvt_sr_(fp8|bf8)_(f32|f16)$"), (3, 2),
+     "llvm-project-23.1.1/llvm/lib/Target/AMDGPU/VOP3Instructions.td:731"),
+)
+
+
+def byte_sel_bits(base: str, gen: int) -> tuple[int, int] | None:
+    """The OPSEL bits (for byte_sel's bit 1, bit 0) of a gfx11+ fp8 conversion's byte select (BYTE_SEL); None."""
+    if gen < 11:
+        return None
+    return next((bits for pattern, bits, _ in BYTE_SEL if pattern.match(base)), None)
+
+
 ATTR_CHANNELS = "xyzw"     # attrN.x .. attrN.w: the ATTR_CHAN field (AMDGPUOperandSyntax.rst "attr")
 
 # Hardware register names of hwreg(..) (s_getreg_b32 / s_setreg_b32: id in bits 5:0, offset 10:6,

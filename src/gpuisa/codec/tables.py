@@ -378,13 +378,21 @@ _NONE: frozenset[str] = frozenset()
 def _halves_of(half_rows: dict[str, Row], gen: int, form: Form, variant: str) -> frozenset[str]:
     """The 16-bit VGPR operands of one form's row (sixteen_bit_operands).
 
-    In order: the operand's type tag (src1:i16, src2:u32, src0:f16x2); a page accepting only 16-bit
+    In order: the types of LLVM's TableGen profile where a named table gives them (TRUE16_PROFILES); the
+    operand's type tag (src1:i16, src2:u32, src0:f16x2); a page accepting only 16-bit
     VGPRs (the e32 rows: `*Size:* 16 bits`, v16); the same operand of the instruction's e32 row (an
     e64 row's pages say 32 bits); else the mnemonic's types, the first for the destination and the
     last for the sources (v_cvt_f32_f16: 32-bit vdst, 16-bit src; v_pack_b32_f16: 16-bit sources).
     Packed (VOP3P) and `_pk_` results are 32 bits."""
+    from gpuisa.sources.llvm_syntax_docs import PACKED_CONVERSION, profile_types
+
     row = form.rows.get(variant)
     out: set[str] = set()
+    if PACKED_CONVERSION.match(form.base):
+        # gfx1250's packed scaled conversions: every profile types each register a vector or a 32-bit scalar
+        # (VOP3Instructions.td:1878-1913, VOP_V8F16_V2I32_I32 ... VOP_V2I32_V8F32_I32_F32; gfx1250_asm_vop3.s:702
+        # `v_cvt_scale_pk8_f16_fp8 v[10:13], v[20:21], v8` in real-true16 syntax)
+        return _NONE
     if row is not None and form.encoding.startswith(VOP_PREFIXES) and gen >= 11 and \
             not form.base.startswith("v_pk_"):     # packed math: 32-bit registers of two halves
         types = _MNEMONIC_TYPES.findall(form.base)
@@ -392,11 +400,15 @@ def _halves_of(half_rows: dict[str, Row], gen: int, form: Form, variant: str) ->
         if e32 is not None and not e32.section.startswith(("VOP1", "VOP2", "VOPC")):
             e32 = None
         e64 = half_rows.get(form.base + "_e64") or half_rows.get(form.base)
+        profile = profile_types(form.base)   # LLVM's TableGen types where no row states them (TRUE16_PROFILES)
+        regs = [o for o in row.operands if o.role in ("dst", "src") and o.name not in ("vcc", "exec")]
         for o in row.operands:
             if o.role not in ("dst", "src") or not ({"v", "v16"} & set(o.accepts) or o.name.startswith("vsrc")):
                 continue
             tagged = o.type_tag or (e64 is not None and (t64 := _twin(e64, o)) is not None and t64.type_tag) or ""
-            if tagged:
+            if profile and o in regs and regs.index(o) < len(profile):
+                sixteen = bool(_TYPE16.match(profile[regs.index(o)]))
+            elif tagged:
                 sixteen = bool(_TYPE16.match(tagged))
             elif "v16" in o.accepts and "v" not in o.accepts:
                 sixteen = True
@@ -823,7 +835,10 @@ def _add_ruled_rows(matcher, base: str, encoding: str, rows: dict[str, Row], pro
     got = matcher.derived(ask)
     if not got:
         return False
-    rows[key] = replace(got[0][1], mnemonic=key)
+    row = got[0][1]
+    if encoding in VOP3_ENCODINGS and not promoted:   # a VOP3-only instruction takes the twin's VOP3 row (its modifiers)
+        row = next((r for _, r in got if r.section.startswith("VOP3") and "DPP" not in r.section), row)
+    rows[key] = replace(row, mnemonic=key)
     ruled = rule_source(ask, matcher.serves)
     if half_rows is not None and ruled is not None:
         twin = ruled[1].removesuffix(ask.removeprefix(base))

@@ -437,6 +437,41 @@ PROFILE_TWINS: dict[str, ProfileTwin] = {
     "v_cvt_pk_bf8_f16": ProfileTwin("v_cvt_i16_f16", ("i16", "v2f16"), f"{_TD}/SIInstrInfo.td:3026", 6695),
 }
 PROFILE_OPERANDS = ("vdst", "src0", "src1", "src2")
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileTypes:
+    """The register types of LLVM's TableGen profile for an instruction (destination, then sources), where the
+    list is written (`where`: a .td line holding `[i16, i32, ...]`), and the line that binds a template parameter
+    the list names (`given`: `VOP3_CVT_SR_F8_ByteSel_Profile<f16>` binds SrcVT)."""
+
+    types: tuple[str, ...]
+    where: str
+    given: str = ""
+
+
+# gfx11+ instructions whose 16-bit VGPR operands (v1.l / v1.h in real-true16 syntax: a 16-bit type in the profile
+# LLVM's _t16 form is built from) neither a page row nor the mnemonic's types state: a packed conversion writes one
+# 16-bit half (v_cvt_pk_fp8_f32 v1.h, v2, v3: gfx1250_asm_vop3.s:657), a conversion from fp8 reads a whole dword
+# (v_cvt_f16_fp8_e32 v1.l, v2: gfx1250_asm_vop1.s:620). The PROFILE_TWINS types count too (profile_types).
+TRUE16_PROFILES: dict[str, ProfileTypes] = {
+    **{f"v_cvt_sr_{t}_f16": ProfileTypes(("i32", "f16", "i32"), f"{_TD}/VOP3Instructions.td:730",
+                                         f"{_TD}/VOP3Instructions.td:1858") for t in ("fp8", "bf8")},
+    **{f"v_ashr_pk_{t}8_i32": ProfileTypes(("i16", "i32", "i32", "i32"), f"{_TD}/SIInstrInfo.td:3159")
+       for t in ("i", "u")},
+    **{f"v_cvt_pk_{t}_f32": ProfileTypes(("i16", "f32", "f32"), f"{_TD}/SIInstrInfo.td:3084") for t in ("fp8", "bf8")},
+    **{f"v_cvt_f16_{t}": ProfileTypes(("f16", "i32"), f"{_TD}/VOP1Instructions.td:751", f"{_TD}/VOP1Instructions.td:763")
+       for t in ("fp8", "bf8")},
+    **{f"v_cvt_pk_f16_{t}": ProfileTypes(("v2f16", "i16"), f"{_TD}/VOP1Instructions.td:825") for t in ("fp8", "bf8")},
+    **{f"v_cvt_pk_f32_{t}": ProfileTypes(("v2f32", "f16"), f"{_TD}/VOP1Instructions.td:745") for t in ("fp8", "bf8")},
+}
+
+
+def profile_types(mnemonic: str) -> tuple[str, ...]:
+    """The profile's register types of a TRUE16_PROFILES or PROFILE_TWINS instruction (destination first); ()."""
+    if mnemonic in TRUE16_PROFILES:
+        return TRUE16_PROFILES[mnemonic].types
+    return PROFILE_TWINS[mnemonic].types if mnemonic in PROFILE_TWINS else ()
 _PROFILE_TYPE = re.compile(r"^(?:v(\d+))?[a-z]+(\d+)$")
 
 
