@@ -380,11 +380,6 @@ class _Decoder:
             # llvm-mc prints bitop3 before op_sel (gfx1250_dasm_vop3.txt:6 `v_bitop3_b16 v255, 0xfe0b, vcc_hi, null
             # bitop3:0x67 op_sel:[0,0,0,1]`), though GFX950's row lists op_sel first
             mods.sort(key=lambda m: 0 if m.startswith("bitop3:") else 1 if m.startswith("op_sel:") else 2)
-        if any(m.startswith("byte_sel:") for m in mods):
-            # llvm-mc prints byte_sel after op_sel and before clamp / omod (gfx1250_asm_vop3_from_vop1-fake16.s
-            # `v_cvt_f16_bf8_e64 v1, v2 op_sel:[0,1] byte_sel:2`, `v_cvt_f32_fp8_e64 v1, v3 byte_sel:1 clamp`)
-            mods.sort(key=lambda m: 0 if m.startswith("op_sel:") else 1 if m.startswith("byte_sel:") else
-                      2 if m == "clamp" or m.startswith(("mul:", "div:")) else 3)
         if form.encoding == "VINTERP" and "clamp" in mods:   # vinterp.txt:124 `v3 clamp op_sel:[1,0,1,0] wait_exp:5`
             mods.remove("clamp")
             mods.insert(0, "clamp")

@@ -520,6 +520,21 @@ def _matrix_row(row: Row, sizes: dict[str, int], kind: str) -> Row:
     return row if tuple(ops) == row.operands else Row(row.mnemonic, row.section, tuple(ops), row.source)
 
 
+def _byte_sel_in_place(row: Row) -> Row:
+    """The row with byte_sel where llvm-mc prints it: after op_sel, before clamp and omod
+    (gfx1250_asm_vop3_from_vop1-fake16.s `v_cvt_f16_bf8_e64 v1, v2 op_sel:[0,1] byte_sel:2`, `v_cvt_f32_fp8_e64 v1,
+    v3 byte_sel:1 clamp`), where the rows list it last (GFX940's v_cvt_f32_fp8_e64; MODIFIER_EVIDENCE adds it last)."""
+    names = [o.name for o in row.operands]
+    if "byte_sel" not in names:
+        return row
+    ops = [o for o in row.operands if o.name != "byte_sel"]
+    at = next((i + 1 for i, o in enumerate(ops) if o.name == "op_sel"), None)
+    if at is None:
+        at = next((i for i, o in enumerate(ops) if o.name in ("clamp", "omod")), len(ops))
+    ops.insert(at, row.operands[names.index("byte_sel")])
+    return replace(row, operands=tuple(ops))
+
+
 def _incomplete(row: Row) -> bool:
     return any(o.role != "modifier" and not o.accepts and o.name != "vcc" for o in row.operands)
 
@@ -740,6 +755,7 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
             from gpuisa.codec.operand_check import with_modifier_evidence
 
             form.rows = {v: with_modifier_evidence(r, serves) for v, r in form.rows.items()}
+        form.rows = {v: _byte_sel_in_place(r) for v, r in form.rows.items()}
         if base.startswith("ds_gws_"):   # its data operand is encoded in ADDR (OPERAND_FIELDS gws_data)
             form.rows = {v: replace(r, operands=tuple(replace(o, name="gws_data") if o.name == "vdata" else o
                                                       for o in r.operands)) for v, r in form.rows.items()}
