@@ -201,7 +201,8 @@ def byte_sel_bits(base: str, gen: int) -> tuple[int, int] | None:
     """The OPSEL bits (for byte_sel's bit 1, bit 0) of a gfx11+ fp8 conversion's byte select (BYTE_SEL); None."""
     if gen < 11:
         return None
-    return next((bits for pattern, bits, _ in BYTE_SEL if pattern.match(base)), None)
+    name = str(base)   # str(): the fast path's traced mnemonic logs the question (re reads the buffer unasked)
+    return next((bits for pattern, bits, _ in BYTE_SEL if pattern.match(name)), None)
 
 
 ATTR_CHANNELS = "xyzw"     # attrN.x .. attrN.w: the ATTR_CHAN field (AMDGPUOperandSyntax.rst "attr")
