@@ -48,6 +48,7 @@ from gpuisa.paths import cache_dir
 from gpuisa.sources import layout, parsed_cache
 from gpuisa.sources.llvm_mc import examples_by_mnemonic, mnemonics, test_files
 from gpuisa.sources.read import ManualTexts, read_amd_manuals, read_llvm_syntax_docs, read_llvm_tests, read_ptx_manual
+from gpuisa.stopping import raise_if_stopped
 from gpuisa.verify.llvm_mc import INSTALL_HINT, LlvmMcMissing, find_llvm_mc, verify_support
 from gpuisa.verify.ptx_tools import WHEELS_HINT, find_tools
 from gpuisa.verify.ptxas import verify_manual
@@ -434,11 +435,13 @@ def build(sources: Path, target: Path, progress: Progress | None = None, jobs: i
     stages = []
     with b.exits:
         for stage in STAGES:
+            raise_if_stopped()          # a SIGTERM whose exception CPython dropped (workers module doc)
             wall, cpu = time.perf_counter(), _cpu_seconds()
             stage(b)
             stages.append(StageTime(stage.__name__, time.perf_counter() - wall, _cpu_seconds() - cpu))
             if b.up_to_date:
                 break
+        raise_if_stopped()
     return BuildReport(b.coverage, len(b.merged), time.perf_counter() - b.started, str(b.target), b.llvm_report,
                        b.notes, stages, b.up_to_date)
 

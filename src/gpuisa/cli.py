@@ -24,6 +24,7 @@ import typer
 from gpuisa import commands
 from gpuisa.errors import GpuisaError
 from gpuisa.limits import MAX_ARGUMENT_CHARS
+from gpuisa.stopping import Terminated, forget_stops, on_sigterm
 
 app = typer.Typer(
     name="gpuisa",
@@ -43,10 +44,6 @@ EXIT_BROKEN_PIPE = 141    # 128 + SIGPIPE (`gpuisa search x | head -1`)
 # later releases ship their own copy of click (typer._click), so naming either module directly breaks the other.
 _CLICK_BASE = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 _USAGE_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
-
-
-class Terminated(BaseException):
-    """SIGTERM, raised in the main thread so `finally` blocks (temp files, worker pools) run."""
 
 
 # Modules of commands/ that hold no command group, only what the command modules import where they
@@ -95,10 +92,6 @@ def _fail(message: str, code: int) -> None:
     sys.exit(code)
 
 
-def _on_sigterm(signum: int, frame: object) -> None:
-    raise Terminated()
-
-
 def run(args: list[str]) -> int:
     """Parse and run one command line; exceptions propagate to `main`. Returns the exit status."""
     command = typer.main.get_command(app)
@@ -118,12 +111,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     previous = signal.getsignal(signal.SIGTERM)
     if previous is signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, _on_sigterm)
+        signal.signal(signal.SIGTERM, on_sigterm)
     try:
         _main(args)
     finally:   # a caller running main() in-process (tests, embedding) gets its own handler back
         if previous is signal.SIG_DFL:
             signal.signal(signal.SIGTERM, previous)
+        forget_stops()
 
 
 def _main(args: list[str]) -> None:

@@ -7,6 +7,8 @@
     decides (it stops the pool and exits 130), so workers print no KeyboardInterrupt tracebacks;
   - are killed at once when the `with` block ends by an exception (Ctrl-C, SIGTERM, an error in
     another worker), instead of being waited for until their current task ends.
+
+A pool checks for a SIGTERM whose exception was dropped (gpuisa.stopping) after each submit, where it may fork.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
+
+from gpuisa.stopping import raise_if_stopped
 
 PR_SET_PDEATHSIG = 1   # linux/prctl.h
 
@@ -55,12 +59,18 @@ def _start_worker(parent: int, initializer: Callable[..., Any] | None, initargs:
         initializer(*initargs)
 
 
+class _Pool(ProcessPoolExecutor):
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        future = super().submit(fn, *args, **kwargs)
+        raise_if_stopped()     # a submit may fork the workers, and a SIGTERM during the fork's hooks is dropped
+        return future
+
+
 @contextlib.contextmanager
 def process_pool(workers: int, initializer: Callable[..., Any] | None = None,
                  initargs: tuple = ()) -> Iterator[ProcessPoolExecutor]:
     """A ProcessPoolExecutor for one `with` block (see the module doc for what it guarantees)."""
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker,
-                               initargs=(os.getpid(), initializer, initargs))
+    pool = _Pool(max_workers=workers, initializer=_start_worker, initargs=(os.getpid(), initializer, initargs))
     try:
         yield pool
     except BaseException:
