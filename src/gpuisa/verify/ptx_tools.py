@@ -203,7 +203,7 @@ class LineCache:
         self.path = folder / "lines.sqlite"
         self._db: sqlite3.Connection | None = None
         self._failed = False
-        self._ids: dict[str, int] = {}
+        self._ids: dict[tuple[str, ...], int] = {}   # answer -> its row in `answers`
 
     def _conn(self) -> sqlite3.Connection | None:
         if self._db is None and not self._failed:
@@ -211,6 +211,7 @@ class LineCache:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 db = sqlite3.connect(self.path, timeout=60)
                 db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")   # a cache: no fsync per commit (hundreds per build)
                 db.execute("CREATE TABLE IF NOT EXISTS answers (id INTEGER PRIMARY KEY, messages TEXT UNIQUE)")
                 db.execute("CREATE TABLE IF NOT EXISTS lines (key BLOB PRIMARY KEY, answer INTEGER) WITHOUT ROWID")
                 self._db = db
@@ -249,11 +250,13 @@ class LineCache:
             with db:                                   # one transaction: all or nothing
                 out: list[tuple[bytes, int]] = []
                 for key, msgs in rows:
-                    text = json.dumps(list(msgs))
-                    if text not in self._ids:
+                    answer = self._ids.get(msgs)
+                    if answer is None:
+                        text = json.dumps(list(msgs))
                         db.execute("INSERT OR IGNORE INTO answers (messages) VALUES (?)", (text,))
-                        self._ids[text] = db.execute("SELECT id FROM answers WHERE messages = ?", (text,)).fetchone()[0]
-                    out.append((key, self._ids[text]))
+                        answer = self._ids[msgs] = db.execute("SELECT id FROM answers WHERE messages = ?",
+                                                              (text,)).fetchone()[0]
+                    out.append((key, answer))
                 db.executemany("INSERT OR REPLACE INTO lines VALUES (?, ?)", out)
         except sqlite3.Error:
             self._drop()

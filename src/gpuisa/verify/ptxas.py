@@ -78,6 +78,7 @@ _VECTOR_ARG = re.compile(r"Vector expected for argument (\d+)")
 # ptxas 13 compiles no 32-bit code: a form that needs it (cvta.u32) parses at .version 9.5 and fails at code generation
 _NO_32BIT = ("32-Bit compilation is no longer supported", "32-Bit ABI (--machine 32 or 32-Bit addressing) is not supported")
 _SASS_OP = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_.]*)")
+_FUNCTION = re.compile(r"Function\s*:\s*(\S+)")
 _IGNORED_SASS = {"NOP", "EXIT", "BRA", "RET.ABS.NODEC", "RET.REL.NODEC"}
 _MODULE_CALL = "CALL.ABS"        # a call whose setup depends on the other kernels of the file (_Engine.lower)
 
@@ -275,8 +276,11 @@ class _Engine:
             text, arch, sass = jobs[i]
             return i, self.runner.compile(text, arch, sass, keep=self.lines is None)
 
+        # the longest files first (their length is what they cost): a wave of unequal files then ends with short
+        # ones on every core, not with one long file running alone
+        order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][0]))
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            for i, run in pool.map(one, range(len(jobs))):
+            for i, run in pool.map(one, order):
                 out[i] = run
                 done += 1
                 if self.progress:
@@ -1144,20 +1148,20 @@ def _sass_file(target: str, kernels: list[str], version: str = MAX_VERSION) -> s
 
 
 def parse_sass(listing: str) -> dict[str, list[str]]:
-    """Opcodes per function of a `cuobjdump -sass` listing."""
+    """Opcodes per function of a `cuobjdump -sass` listing (megabytes per file: one regex per line)."""
     out: dict[str, list[str]] = {}
-    current = None
+    ops: list[str] | None = None
     for line in listing.splitlines():
-        m = re.search(r"Function\s*:\s*(\S+)", line)
-        if m:
-            current = m.group(1)
-            out[current] = []
-            continue
-        if current is None:
+        if "Function" in line:
+            m = _FUNCTION.search(line)
+            if m:
+                ops = out[m.group(1)] = []
+                continue
+        if ops is None:
             continue
         m = _SASS_OP.search(line)
         if m and m.group(1) not in _IGNORED_SASS:
-            out[current].append(m.group(1))
+            ops.append(m.group(1))
     return out
 
 
