@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import multiprocessing
 import os
 import shutil
 import sqlite3
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from gpuisa.catalog import merge, sanity
 from gpuisa.catalog.llvm_stage import ALL_TARGETS, LlvmReport, llvm_aliases, write_llvm
@@ -120,6 +122,9 @@ class Build:
     exits: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)   # pools that outlive one stage
     resolution: Resolution | None = None
     llvm_report: LlvmReport | None = None
+    ptx_aside: Future | None = None       # the PTX verification running in the PTX reader's process (_PtxOutcome)
+    ptx_notes_at: int = -1                # where its notes go in `notes` (where an inline verification puts them)
+    timings: list[StageTime] = field(default_factory=list)   # parts a stage reports beside its own time
 
     def step(self, what: str, done: int, total: int = 1) -> None:
         if self.progress:
@@ -234,11 +239,22 @@ def start_docs(b: Build) -> None:
     """LLVM's syntax pages (every instruction's operands, per syntax family) and the PTX ISA manual (with the older
     edition, to mark what is new) are needed only from verification on: with jobs > 1 each is read in a process of
     its own from the start, while the manuals and the LLVM tests are read and resolved, so on a cold cache their
-    parsers share the cores with the rest instead of taking turns (collect_docs takes their results)."""
+    parsers share the cores with the rest instead of taking turns (collect_docs takes their results).
+
+    The PTX reader's process then goes on to verify the manual with ptxas (most of a cold build's work, and half of
+    it a serial search in Python between ptxas runs): from the first seconds on it fills whatever the rest of the
+    build leaves idle, and the build takes its result only when it writes the PTX tables (write)."""
     docs = _docs_readers(b)
     if b.jobs > 1 and docs:
-        pool = b.exits.enter_context(process_pool(len(docs)))
-        b.docs = {what: pool.submit(read, b.sources) for what, read in docs.items()}
+        for what, read in docs.items():
+            if what == "ptx" and b.verify and "ptxas" in b.tools:
+                relay = _ProgressRelay(b.progress)
+                pool = b.exits.enter_context(process_pool(1, _aside_init, (relay.queue,)))
+                b.exits.callback(relay.stop)
+                b.docs[what] = pool.submit(_read_ptx_and_verify_aside, b.sources, b.jobs)
+                b.ptx_aside = pool.submit(_ptx_verified_aside)   # the same (only) worker: after the reading
+            else:
+                b.docs[what] = b.exits.enter_context(process_pool(1)).submit(read, b.sources)
     else:
         b.docs = {what: _done(read(b.sources)) for what, read in docs.items()}
 
@@ -281,7 +297,11 @@ def verify(b: Build) -> None:
     # leaves a core idle while it works in Python
     side = _LlvmThread(b) if b.corpus is not None and "llvm-mc" in b.tools else None
     if b.ptx is not None and "ptxas" in b.tools:
-        b.ptx_verification = _verify_ptx(b)
+        if b.ptx_aside is None:
+            _take_ptx(b, _check_ptx(b.ptx, b.jobs, b.progress))
+        else:                                # running beside the build since start_docs: taken in write
+            b.ptx_notes_at = len(b.notes)
+            b.verification["ptxas"] = {}     # its place among the tools' entries
     if side is not None:
         b.llvm_verdicts, b.llvm_tool = side.result()
 
@@ -357,6 +377,13 @@ def _write_catalog(b: Build, conn: sqlite3.Connection, llvm: tuple[Future, Path]
     write_amd(conn, b.manuals, b.merged, b.coverage, b.sources, b.syntax)
     if b.resolution is not None:
         write_resolution(conn, b.resolution, merge.key_index(b.merged))
+    if b.ptx_aside is not None:
+        wall, cpu = time.perf_counter(), _cpu_seconds()
+        outcome: _PtxOutcome = b.ptx_aside.result()
+        b.timings += [StageTime("write: waiting for ptxas", time.perf_counter() - wall, _cpu_seconds() - cpu),
+                      StageTime("ptxas (beside the build)", outcome.wall_s, outcome.cpu_s)]
+        _take_ptx(b, outcome, b.ptx_notes_at)
+        b.ptx_aside = None
     conn.execute("INSERT INTO meta(key, value) VALUES ('verification', ?)", (json.dumps(b.verification),))
     if b.ptx is not None:
         write_ptx(conn, b.ptx, b.ptx_verification)
@@ -439,6 +466,8 @@ def build(sources: Path, target: Path, progress: Progress | None = None, jobs: i
             wall, cpu = time.perf_counter(), _cpu_seconds()
             stage(b)
             stages.append(StageTime(stage.__name__, time.perf_counter() - wall, _cpu_seconds() - cpu))
+            stages += b.timings
+            b.timings = []
             if b.up_to_date:
                 break
         raise_if_stopped()
@@ -498,22 +527,93 @@ def _repeatable(b: Build) -> bool:
 
 # ---------------------------------------------------------------- helpers of the verify stage
 
-def _verify_ptx(b: Build) -> PtxVerification:
+@dataclass(slots=True)
+class _PtxOutcome:
+    """A PTX verification with what the build reports of it, and what it cost (wall and CPU seconds, its tools')."""
+
+    verification: PtxVerification
+    notes: list[str]
+    entry: dict
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+
+
+def _check_ptx(manual: PtxManual, workers: int, progress: Progress | None) -> _PtxOutcome:
     """Forms checked with ptxas (minimum version and target) and lowered to SASS with cuobjdump (cached)."""
+    wall, cpu = time.perf_counter(), _cpu_seconds()
     tools = find_tools()
-    b.notes += [f"tools: {n}" for n in tools.notes]
-    verification = verify_manual(b.ptx, tools=tools, progress=b.progress, workers=b.jobs)
+    notes = [f"tools: {n}" for n in tools.notes]
+    verification = verify_manual(manual, tools=tools, progress=progress, workers=workers)
     if verification.skipped_reason:
-        b.notes.append(f"PTX verification: {verification.skipped_reason}")
-        b.verification["ptxas"] = {"state": "missing", "note": verification.skipped_reason, "install": WHEELS_HINT}
+        notes.append(f"PTX verification: {verification.skipped_reason}")
+        entry = {"state": "missing", "note": verification.skipped_reason, "install": WHEELS_HINT}
     else:
         counts = Counter(v.status for v in verification.verdicts.values() if v.documented)
-        b.verification["ptxas"] = {"state": "verified", "tool": tools.label, "max_ptx": tools.max_ptx,
-                                   "counts": dict(counts)}
+        entry = {"state": "verified", "tool": tools.label, "max_ptx": tools.max_ptx, "counts": dict(counts)}
         if counts.get("beyond"):
-            b.verification["ptxas"]["note"] = (f"{counts['beyond']} forms are newer than {tools.label} (PTX ISA up to "
-                                               f"{tools.max_ptx}): not judged; {WHEELS_HINT} for a newer ptxas")
-    return verification
+            entry["note"] = (f"{counts['beyond']} forms are newer than {tools.label} (PTX ISA up to "
+                             f"{tools.max_ptx}): not judged; {WHEELS_HINT} for a newer ptxas")
+    return _PtxOutcome(verification, notes, entry, time.perf_counter() - wall, _cpu_seconds() - cpu)
+
+
+def _take_ptx(b: Build, outcome: _PtxOutcome, notes_at: int = -1) -> None:
+    b.ptx_verification = outcome.verification
+    b.verification["ptxas"] = outcome.entry
+    at = len(b.notes) if notes_at < 0 else notes_at
+    b.notes[at:at] = outcome.notes
+
+
+# In the PTX reader's process (start_docs): the manual is returned at once, its verification goes on in a thread of
+# that process, and the pool's next job (the same single worker) hands over the outcome.
+_ASIDE: dict[str, Any] = {}
+
+
+def _aside_init(queue: Any) -> None:
+    _ASIDE["progress"] = queue
+
+
+def _read_ptx_and_verify_aside(sources: Path, workers: int) -> PtxManual:
+    manual = read_ptx_manual(sources)
+    queue = _ASIDE.get("progress")
+
+    def progress(stage: str, done: int, total: int) -> None:
+        queue.put((stage, done, total))
+
+    def run() -> None:
+        try:
+            _ASIDE["outcome"] = _check_ptx(manual, workers, progress if queue is not None else None)
+        except BaseException as exc:      # handed over by _ptx_verified_aside
+            _ASIDE["error"] = exc
+
+    thread = _ASIDE["thread"] = threading.Thread(target=run, name="gpuisa-ptxas-verify", daemon=True)
+    thread.start()
+    return manual
+
+
+def _ptx_verified_aside() -> _PtxOutcome:
+    _ASIDE["thread"].join()
+    if "error" in _ASIDE:
+        raise _ASIDE["error"]
+    return _ASIDE["outcome"]
+
+
+class _ProgressRelay:
+    """Progress reported by another process (a queue its workers inherit), passed on to the build's callback by a
+    daemon thread until stop()."""
+
+    def __init__(self, progress: Progress | None) -> None:
+        self.queue: Any = multiprocessing.SimpleQueue() if progress is not None else None
+        if progress is not None:
+            self.thread = threading.Thread(target=self._run, args=(progress,), name="gpuisa-progress", daemon=True)
+            self.thread.start()
+
+    def _run(self, progress: Progress) -> None:
+        while (item := self.queue.get()) is not None:
+            progress(*item)
+
+    def stop(self) -> None:
+        if self.queue is not None:
+            self.queue.put(None)
 
 
 class _LlvmThread:

@@ -93,7 +93,7 @@ def kill(pool: ProcessPoolExecutor) -> None:
     results = getattr(pool, "_result_queue", None)
     for process in list((getattr(pool, "_processes", None) or {}).values()):
         with contextlib.suppress(Exception):
-            process.kill()
+            _kill_with_children(process.pid)
     pool.shutdown(wait=False, cancel_futures=True)
     if manager is None:
         return
@@ -102,6 +102,38 @@ def kill(pool: ProcessPoolExecutor) -> None:
         _finish_torn_result(results, manager)
     if results is not None and not manager.is_alive():   # what shutdown(wait=True) closed: its pipe's descriptors
         results.close()
+
+
+def _kill_with_children(pid: int) -> None:
+    """SIGKILL a worker and the tools it is running (the PTX verification's ptxas runs would otherwise go on,
+    orphaned, until their file is done). The worker is stopped first, so it starts no child while they are listed."""
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGSTOP)
+    for child in _children(pid):
+        with contextlib.suppress(OSError):
+            os.kill(child, signal.SIGKILL)
+    os.kill(pid, signal.SIGKILL)
+
+
+def _children(pid: int) -> list[int]:
+    """Child processes of `pid`, from each process's /proc/N/stat (Linux; none found elsewhere)."""
+    out: list[int] = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()   # after "pid (command name)": state, ppid, ...
+        if len(fields) > 1 and int(fields[1]) == pid:
+            out.append(int(name))
+    return out
 
 
 TORN_RESULT_LIMIT = 1 << 32   # bytes written at most to complete a torn result (a result is one pickle, < 4 GiB)
