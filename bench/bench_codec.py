@@ -85,13 +85,52 @@ def bench_decode(examples: list, target: str, words: int, tmp: Path) -> None:
     from gpuisa.codec.tables import tables_for
 
     t0 = time.perf_counter()
-    tables_for(target)
+    tables = tables_for(target)
     t1 = time.perf_counter()
     decoded = decode_bytes(bytes(data), target)
     t2 = time.perf_counter()
     print(f"  in process: tables {t1 - t0:.2f}s, decoding {len(decoded)} instructions "
           f"({len({d.data for d in decoded})} distinct) {t2 - t1:.2f}s; "
           f"start-up (interpreter, imports, output) {max(t_ours.wall - (t2 - t0), 0):.2f}s")
+    bench_fast_path(tables, bytes(data))
+
+
+def bench_fast_path(tables, data: bytes) -> None:
+    """CPU seconds of decoding with and without codec/fastpath.py, and how many distinct instructions
+    the fast path printed, declined (by encoding), and how many printer runs it made."""
+    from gpuisa.codec.decoder import _Decoder
+
+    for fast in (False, True):
+        dec = _Decoder(tables, fast=fast)
+        tally = _FastTally(dec._fast) if fast else None
+        c0, pos = time.process_time(), 0
+        while pos < len(data):
+            pos += max(len(dec.decode(data, pos).data), 1)
+        cpu = time.process_time() - c0
+        if tally is None:
+            print(f"  general decoder alone: cpu {cpu:.2f}s")
+        else:
+            print(f"  with the fast path: cpu {cpu:.2f}s; it printed {tally.printed} distinct instructions and "
+                  f"declined {sum(tally.declined.values())} ("
+                  f"{', '.join(f'{k} {v}' for k, v in tally.declined.most_common(6))}); {dec._fast.misses} printer runs")
+
+
+class _FastTally:
+    """Counts what a decoder's fast path prints and declines (wraps its render)."""
+
+    def __init__(self, fast) -> None:
+        from collections import Counter
+
+        self.printed, self.declined, self._render = 0, Counter(), fast.render
+        fast.render = self.render
+
+    def render(self, lay, form, data, pos):
+        got = self._render(lay, form, data, pos)
+        if got is None:
+            self.declined[form.encoding] += 1
+        else:
+            self.printed += 1
+        return got
 
 
 def bench_encode(examples: list, target: str, lines: int, tmp: Path) -> None:

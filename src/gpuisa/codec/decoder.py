@@ -59,9 +59,11 @@ from gpuisa.codec.tables import (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Decoded:
-    """One decoded instruction (or one invalid dword)."""
+    """One decoded instruction (or one invalid dword). Not frozen: one is made per instruction of the
+    input, and a frozen dataclass's __init__ (object.__setattr__ per field) cost 1.5 us of a repeat's
+    2.5 us (bench/bench_codec.py); treat it as read-only."""
 
     offset: int
     data: bytes

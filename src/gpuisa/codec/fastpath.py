@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 EVERY_BIT = (1 << 256) - 1     # a read the trace cannot narrow: the piece is remembered per whole word
 EXT_SHIFT = 256                # the extra DPP/SDWA dword's bits sit above the word's in a memo key
 CLASS_SHIFT = 512              # and the class of the form's answers above both
+MEMO_LIMIT = 1 << 18           # pieces remembered per printer (bounds memory where a printer reads every bit)
 _MISS = object()
 _FAIL = object()               # the printer raised: the general decoder prints (or rejects) this word
 
@@ -562,10 +563,11 @@ class FastRenderer:
             for user in memo.users:
                 user.baked = None
             memo.users.clear()
-        key = (word & memo.mask) | ((ext & memo.emask) << EXT_SHIFT)
-        if memo.questions:
-            key |= self._classify(memo, form, row) << CLASS_SHIFT
-        memo.table[key] = got
+        if len(memo.table) < MEMO_LIMIT:
+            key = (word & memo.mask) | ((ext & memo.emask) << EXT_SHIFT)
+            if memo.questions:
+                key |= self._classify(memo, form, row) << CLASS_SHIFT
+            memo.table[key] = got
         return got
 
     # ------------------------------------------------------------------ making plans
