@@ -9,16 +9,17 @@ shared by every form whose row holds the same operand object (tables.py interns 
 100k-word gfx1100 input has 26.9k distinct instructions but only ~2.4k distinct operand field values.
 
 Sound by construction: a piece is printed by running the decoder's printer (`_operand_text`,
-`_modifier`, `_dpp`, `_variant`, `_unused_modifier_bits`) on a traced word (`_Word`) that records every
-bit the run reads; a run that read only the bits in mask M prints the same for every word equal to it
-on M, because nothing else it reads differs between the words of one plan (a piece that reads its
-form's mnemonic or fields is remembered per form). So the decoder's rules reach this path as they
-change: it holds none of its own, only the order render() puts the pieces in.
+`_pair_operand_text`, `_modifier`, `_dpp`, `_variant`, `_unused_modifier_bits`) on traced inputs
+(`_Word`: the word, the DPP/SDWA dword, the literal) that record every bit the run reads, and on views
+of its form and row that record every question the run asks of them (`_Name`, `_FormView`,
+`_RowView`); a run that read only the bits in mask M prints the same for every word equal to it on M
+whose form answers those questions alike. So the decoder's rules reach this path as they change: it
+holds none of its own, only the order render() and _render_pair() put the pieces in.
 
-What a plan does not cover goes to the general decoder, which stays the reference: literal
-constants, images, exports, VOPD pairs, typed buffers, VBUFFER, VINTERP, bitop3, fmaak/madmk K,
-64-bit literals, and any word whose printer fails (the general decoder then says why).
-tests/test_codec_fastpath.py compares both paths on the LLVM corpus and on random words.
+What a plan does not cover goes to the general decoder, which stays the reference: images, exports,
+typed buffers, VBUFFER, VINTERP, bitop3, 64-bit literals, and any word whose printer fails (the
+general decoder then says why). tests/test_codec_fastpath.py compares both paths on the LLVM corpus
+and on random words.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpuisa.codec import image
-from gpuisa.codec.syntax import LITERAL, LITERAL64, LITERAL64_ENCODINGS, LITERAL64_TARGETS
+from gpuisa.codec.syntax import LITERAL, LITERAL64, LITERAL64_ENCODINGS, LITERAL64_K, LITERAL64_TARGETS
 from gpuisa.codec.tables import (
     SOURCE_FIELDS,
     VOP3_ENCODINGS,
@@ -41,8 +42,12 @@ if TYPE_CHECKING:
     from gpuisa.codec.decoder import _Decoder
 
 EVERY_BIT = (1 << 256) - 1     # a read the trace cannot narrow: the piece is remembered per whole word
-EXT_SHIFT = 256                # the extra DPP/SDWA dword's bits sit above the word's in a memo key
-CLASS_SHIFT = 512              # and the class of the form's answers above both
+# A memo key: the word's bits read, then the extra DPP/SDWA dword's, the literal's, whether a literal
+# follows (a printer may ask `literal is None`, which no trace sees), and the class of the form's answers.
+EXT_SHIFT = 256
+LIT_SHIFT = 512
+HAS_LITERAL = 1 << 576
+CLASS_SHIFT = 577
 MEMO_LIMIT = 1 << 18           # pieces remembered per printer (bounds memory where a printer reads every bit)
 _MISS = object()
 _FAIL = object()               # the printer raised: the general decoder prints (or rejects) this word
@@ -52,18 +57,21 @@ class _Log:
     """What one printer run read: bits of the word, bits of the extra dword, and the questions it asked
     of its form and row (`_Name`, `_FormView`, `_RowView`) in the order asked."""
 
-    __slots__ = ("ext", "questions", "word")
+    __slots__ = ("ext", "lit", "questions", "word")
 
     def __init__(self) -> None:
         self.word = 0
         self.ext = 0
+        self.lit = 0
         self.questions: dict[tuple, None] = {}
 
     def read(self, which: int, mask: int) -> None:
-        if which:
+        if which == 0:
+            self.word |= mask
+        elif which == 1:
             self.ext |= mask
         else:
-            self.word |= mask
+            self.lit |= mask
 
     def ask(self, question: tuple) -> None:
         self.questions[question] = None
@@ -118,19 +126,22 @@ for _name in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__has
         setattr(_Word, _name, _whole_word(_name))
 
 
-def _answer(question: tuple, form: Form, row) -> object:
-    """The answer `form` and `row` give to a question a printer run asked (see _Log)."""
+_PLAIN = (bool, int, str, type(None))
+
+
+def _answer(question: tuple, form: Form, row, canon) -> object:
+    """The answer `form` and `row` give to a question a printer run asked (see _Log); `canon` turns
+    any other value (a row's operands, a Row) into a small number, equal for equal values."""
     kind = question[0]
     if kind == "base":
-        return getattr(str, question[1])(form.base, *question[2])
-    if kind == "form":
-        return getattr(form, question[1])
-    if kind == "rows":
-        if question[1] == "keys":
-            return tuple(form.rows)
-        got = getattr(form.rows, question[1])(*question[2])
-        return got if type(got) in (bool, int, str, type(None)) else id(got)
-    return getattr(row, question[1])     # ("row", attribute): rows and their operands are immutable
+        got = getattr(str, question[1])(form.base, *question[2])
+    elif kind == "form":
+        got = getattr(form, question[1])
+    elif kind == "rows":
+        got = tuple(form.rows) if question[1] == "keys" else getattr(form.rows, question[1])(*question[2])
+    else:
+        got = getattr(row, question[1])     # ("row", attribute): rows and their operands are immutable
+    return got if type(got) in _PLAIN else canon(got)
 
 
 class _Name(str):
@@ -229,35 +240,42 @@ class _Memo:
     """Printed pieces of one printer with its fixed arguments, by the bits their runs read and the
     answers their form and row give to the questions the runs asked.
 
-    Entries are never dropped when the mask grows: an entry stored under an older, narrower mask M
-    is found only for words whose bits outside M (inside the new mask) are those of the word it was
-    printed from... which the run did not read. Class numbers are never reused: a longer list of
-    questions gives new numbers, so an entry keyed by an older class is simply not found again."""
+    Entries are never dropped when a mask grows: an entry stored under an older, narrower mask M is
+    found only for words whose bits in the new mask but outside M are zero, bits its run did not
+    read. Class numbers are never reused: a longer list of questions gives new numbers, so an entry
+    keyed by an older class is simply not found again."""
 
-    __slots__ = ("classes", "emask", "mask", "of_form", "questions", "table", "users")
+    __slots__ = ("classes", "emask", "lmask", "mask", "of_form", "questions", "table", "users")
 
     def __init__(self) -> None:
         self.mask = 0          # word bits read by any run so far
         self.emask = 0         # extra-dword bits read so far
+        self.lmask = 0         # literal bits read so far
         self.questions: tuple = ()   # every question any run asked, in a fixed order
         self.classes: dict[tuple, int] = {}   # answers -> class number
         self.of_form: dict[tuple[int, int], int] = {}   # (id(form), id(row)) -> class number
         self.table: dict = {}
-        self.users: list = []  # plans that baked this memo's mask and class (unbaked when either grows)
+        self.users: list = []  # plans that baked this memo's masks and class (unbaked when they grow)
+
+    def key(self, word: int, ext: int, lit: int | None, cls: int) -> int:
+        """The table key of a word: the bits read, whether a literal follows, the form's class."""
+        k = (word & self.mask) | ((ext & self.emask) << EXT_SHIFT) | (cls << CLASS_SHIFT)
+        return k if lit is None else k | ((lit & self.lmask) << LIT_SHIFT) | HAS_LITERAL
 
 
 class _Plan:
     """How render() prints one form in one variant, its pieces in render()'s order."""
 
-    __slots__ = ("baked", "mnemonic", "mods", "row", "texts", "tight")
+    __slots__ = ("baked", "k_row", "mnemonic", "mods", "row", "texts", "tight")
 
-    def __init__(self, row, mnemonic: str, texts: list, mods: list, tight) -> None:
+    def __init__(self, row, mnemonic: str, k_row: bool, texts: list, mods: list, tight) -> None:
         self.row = row
         self.mnemonic = mnemonic
-        self.texts = texts     # (memo, printer(word, ext, form, row)) per operand, None-skipping
+        self.k_row = k_row     # fmaak / madmk: the constant K follows every word
+        self.texts = texts     # (memo, printer(word, ext, literal, form, row)) per operand, None-skipping
         self.mods = mods       # (memo, printer) per modifier, empty-skipping, the DPP16 controls last
         self.tight = tight     # (memo, check) for encodings whose unused modifier bits must be clear, or None
-        self.baked: tuple | None = None   # ((get, mask, ext mask, class bits) per text, per modifier, tight)
+        self.baked: tuple | None = None   # (get, mask, ext mask, literal mask, class bits) per piece, as _bake
 
 
 class _FormPlan:
@@ -274,13 +292,14 @@ class _FormPlan:
 
 
 class _HalfPlan:
-    """One VOPD half form: its mnemonic and its printed operands."""
+    """One VOPD half form: its mnemonic, its printed operands, whether its K constant follows."""
 
-    __slots__ = ("baked", "mnemonic", "texts")
+    __slots__ = ("baked", "k_row", "mnemonic", "texts")
 
-    def __init__(self, mnemonic: str, texts: list) -> None:
+    def __init__(self, mnemonic: str, k_row: bool, texts: list) -> None:
         self.mnemonic = mnemonic
-        self.texts = texts     # (memo, printer(wide, ext, form, row)) per printed operand
+        self.k_row = k_row
+        self.texts = texts     # (memo, printer(wide, ext, literal, form, row)) per printed operand
         self.baked: tuple | None = None
 
 
@@ -308,8 +327,10 @@ class FastRenderer:
         self.dec = dec
         self.t = dec.t
         self._forms: dict[int, _FormPlan | None] = {}   # id(form) -> plan; forms live as long as the tables
-        self._memos: dict[tuple, _Memo] = {}
         self._pairs: dict[int, _PairPlan | None] = {}   # id(VOPD layout) -> plan
+        self._memos: dict[tuple, _Memo] = {}
+        self._by_id: dict[int, tuple] = {}     # _canon
+        self._by_value: dict = {}
         self.misses = 0       # printer runs
 
     # ------------------------------------------------------------------ running a plan
@@ -329,14 +350,17 @@ class FastRenderer:
         vb = fp.baked or self._bake_variant(fp, form)
         got = vb[0]((word & vb[1]) | vb[2], _MISS)
         if got is _MISS:
-            got = self._piece(fp.variant[0], fp.variant[1], word, 0, form, None)
+            got = self._piece(fp.variant[0], fp.variant[1], word, 0, None, form, None)
         if got is _FAIL:
             return None
         variant, extra = got
+        literal = False
         for shift, mask, src0, lit64 in fp.sources:
             code = (word >> shift) & mask
-            if (code == LITERAL and not (extra and src0)) or (lit64 and code == LITERAL64):
-                return None    # a literal follows: the general decoder reads it
+            if code == LITERAL and not (extra and src0):
+                literal = True
+            elif lit64 and code == LITERAL64:
+                return None    # 64 bits of constant follow: the general decoder reads them
         plan = fp.variants.get(variant, _MISS)
         if plan is _MISS:
             plan = fp.variants[variant] = self._plan(lay, form, variant)
@@ -348,28 +372,66 @@ class FastRenderer:
                 return None
             ext = int.from_bytes(data[pos + size:pos + size + 4], "little")
             size += 4
+        lit = None
+        if literal or plan.k_row:
+            if len(data) < pos + size + 4:
+                return None
+            lit = int.from_bytes(data[pos + size:pos + size + 4], "little")
+            size += 4
         baked = plan.baked or self._bake(plan, form)
+        if lit is None:
+            lit_bits, has = 0, 0
+        else:
+            lit_bits, has = lit, HAS_LITERAL
         texts = []
-        for get, m, e, c in baked[0]:
-            t = get((word & m) | ((ext & e) << EXT_SHIFT) | c, _MISS)
+        for get, m, e, li, c in baked[0]:
+            t = get((word & m) | ((ext & e) << EXT_SHIFT) | (((lit_bits & li) << LIT_SHIFT) | has) | c, _MISS)
             if t is None:
                 continue
             if t.__class__ is not str:     # not printed yet, or the printer failed
-                return self._slow(plan, form, word, ext, size)
+                return self._slow(plan, form, word, ext, lit, size)
             texts.append(t)
         mods = []
-        for get, m, e, c in baked[1]:
-            t = get((word & m) | ((ext & e) << EXT_SHIFT) | c, _MISS)
+        for get, m, e, li, c in baked[1]:
+            t = get((word & m) | ((ext & e) << EXT_SHIFT) | (((lit_bits & li) << LIT_SHIFT) | has) | c, _MISS)
             if t is None:
                 continue
             if t.__class__ is not str:
-                return self._slow(plan, form, word, ext, size)
+                return self._slow(plan, form, word, ext, lit, size)
             if t:
                 mods.append(t)
         if baked[2] is not None:
-            get, m, e, c = baked[2]
-            if get((word & m) | ((ext & e) << EXT_SHIFT) | c, _MISS) is not None:
-                return self._slow(plan, form, word, ext, size)
+            get, m, e, li, c = baked[2]
+            if get((word & m) | ((ext & e) << EXT_SHIFT) | (((lit_bits & li) << LIT_SHIFT) | has) | c,
+                   _MISS) is not None:
+                return self._slow(plan, form, word, ext, lit, size)
+        out = plan.mnemonic
+        if texts:
+            out += " " + ", ".join(texts)
+        if mods:
+            out += " " + " ".join(mods)
+        return out, size
+
+    def _slow(self, plan: _Plan, form: Form, word: int, ext: int, lit: int | None,
+              size: int) -> tuple[str, int] | None:
+        """render() for a word some piece of which is not remembered yet: each piece printed or found."""
+        texts = []
+        for memo, printer in plan.texts:
+            t = self._piece(memo, printer, word, ext, lit, form, None)
+            if t is _FAIL:
+                return None
+            if t is not None:
+                texts.append(t)
+        mods = []
+        for memo, printer in plan.mods:
+            m = self._piece(memo, printer, word, ext, lit, form, plan.row)
+            if m is _FAIL:
+                return None
+            if m:
+                mods.append(m)
+        if plan.tight is not None and \
+                self._piece(plan.tight[0], plan.tight[1], word, ext, lit, form, plan.row) is _FAIL:
+            return None
         out = plan.mnemonic
         if texts:
             out += " " + ", ".join(texts)
@@ -389,119 +451,73 @@ class FastRenderer:
         if len(data) < pos + size:
             return None
         word = int.from_bytes(data[pos:pos + size], "little")
-        for shift, mask in pp.sources:
-            if (word >> shift) & mask == LITERAL:
-                return None    # a literal follows: the general decoder reads it
         fx = lay.pairs["X"].get((word >> pp.opx[0]) & pp.opx[1])
         fy = lay.pairs["Y"].get((word >> pp.opy[0]) & pp.opy[1])
         if fx is None or fy is None:
             return None
-        wide = word if pp.vopd3 else word | (vopd_y_vdst(word, lay.fields) << 64)
-        out = []
+        halves = []
         for form in (fx, fy):
             hp = pp.halves.get(id(form), _MISS)
             if hp is _MISS:
                 hp = pp.halves[id(form)] = self._half_plan(form)
             if hp is None:
                 return None
+            halves.append((form, hp))
+        lit = None
+        if any((word >> shift) & mask == LITERAL for shift, mask in pp.sources) or halves[0][1].k_row or \
+                halves[1][1].k_row:
+            if len(data) < pos + size + 4:
+                return None
+            lit = int.from_bytes(data[pos + size:pos + size + 4], "little")
+            size += 4
+        lit_bits, has = (0, 0) if lit is None else (lit, HAS_LITERAL)
+        wide = word if pp.vopd3 else word | (vopd_y_vdst(word, lay.fields) << 64)
+        out = []
+        for form, hp in halves:
             baked = hp.baked or self._bake_half(hp, form)
             shown = []
-            for get, m, c in baked:
-                t = get((wide & m) | c, _MISS)
+            for get, m, li, c in baked:
+                t = get((wide & m) | (((lit_bits & li) << LIT_SHIFT) | has) | c, _MISS)
                 if t is None:
                     continue
                 if t.__class__ is not str:
-                    t = self._slow_half(hp, form, wide)
-                    if t is None:
-                        return None
                     shown = None
                     break
                 shown.append(t)
             if shown is None:
-                out.append(t)
+                text = self._slow_half(hp, form, wide, lit)
+                if text is None:
+                    return None
+                out.append(text)
             else:
                 out.append(hp.mnemonic + " " + ", ".join(shown) if shown else hp.mnemonic)
         return " :: ".join(out), size
 
-    def _slow_half(self, hp: _HalfPlan, form: Form, wide: int) -> str | None:
+    def _slow_half(self, hp: _HalfPlan, form: Form, wide: int, lit: int | None) -> str | None:
         shown = []
         for memo, printer in hp.texts:
-            t = self._piece(memo, printer, wide, 0, form, None)
+            t = self._piece(memo, printer, wide, 0, lit, form, None)
             if t is _FAIL:
                 return None
             if t is not None:
                 shown.append(t)
         return hp.mnemonic + " " + ", ".join(shown) if shown else hp.mnemonic
 
-    def _bake_half(self, hp: _HalfPlan, form: Form) -> tuple:
-        baked = []
-        for memo, _p in hp.texts:
-            if hp not in memo.users:
-                memo.users.append(hp)
-            cls = 0
-            if memo.questions:
-                cls = memo.of_form.get((id(form), id(None)))
-                if cls is None:
-                    cls = self._classify(memo, form, None)
-            baked.append((memo.table.get, memo.mask, cls << CLASS_SHIFT))
-        hp.baked = tuple(baked)
-        return hp.baked
+    # ------------------------------------------------------------------ remembering pieces
 
-    def _half_plan(self, form: Form) -> _HalfPlan | None:
-        from gpuisa.codec.decoder import K_OPERANDS, _is_float, pair_shows
-
-        row = form.rows.get("")
-        if row is None or any(o.name in K_OPERANDS for o in row.operands):
-            return None    # fmaak / fmamk: a constant follows the word
-        dec = self.dec
-        hl = self.t.layouts[form.layout]
-        is_float = _is_float(form.base)
-        texts = []
-        src_index = 0
-        for op in row.operands:
-            if pair_shows(op):
-                memo = self._memo(("pair", id(op), hl.name, is_float, src_index))
-                texts.append((memo, lambda w, e, f, r, op=op, i=src_index: dec._pair_operand_text(
-                    op, hl, w, None, is_float, i)))
-            src_index += op.role == "src"
-        return _HalfPlan(form.base, texts)
-
-    def _slow(self, plan: _Plan, form: Form, word: int, ext: int, size: int) -> tuple[str, int] | None:
-        """render() for a word some piece of which is not remembered yet: each piece printed or found."""
-        texts = []
-        for memo, printer in plan.texts:
-            t = self._piece(memo, printer, word, ext, form, None)
-            if t is _FAIL:
-                return None
-            if t is not None:
-                texts.append(t)
-        mods = []
-        for memo, printer in plan.mods:
-            m = self._piece(memo, printer, word, ext, form, plan.row)
-            if m is _FAIL:
-                return None
-            if m:
-                mods.append(m)
-        if plan.tight is not None and self._piece(plan.tight[0], plan.tight[1], word, ext, form, plan.row) is _FAIL:
-            return None
-        out = plan.mnemonic
-        if texts:
-            out += " " + ", ".join(texts)
-        if mods:
-            out += " " + " ".join(mods)
-        return out, size
+    def _class_of(self, memo: _Memo, form: Form, row) -> int:
+        if not memo.questions:
+            return 0
+        cls = memo.of_form.get((id(form), id(row)))
+        return self._classify(memo, form, row) if cls is None else cls
 
     def _bake(self, plan: _Plan, form: Form) -> tuple:
-        """Each piece's table lookup, mask and class bits as this form finds them now."""
+        """Each piece's table lookup, masks and class bits as this form finds them now."""
         def one(memo: _Memo, row) -> tuple:
             if plan not in memo.users:
                 memo.users.append(plan)
-            cls = 0
-            if memo.questions:
-                cls = memo.of_form.get((id(form), id(row)))
-                if cls is None:
-                    cls = self._classify(memo, form, row)
-            return memo.table.get, memo.mask, memo.emask, cls << CLASS_SHIFT
+            return (memo.table.get, memo.mask, memo.emask, memo.lmask,
+                    self._class_of(memo, form, row) << CLASS_SHIFT)
 
         plan.baked = (tuple(one(memo, None) for memo, _p in plan.texts),
                       tuple(one(memo, plan.row) for memo, _p in plan.mods),
@@ -512,34 +528,44 @@ class FastRenderer:
         memo = fp.variant[0]
         if fp not in memo.users:
             memo.users.append(fp)
-        cls = 0
-        if memo.questions:
-            cls = memo.of_form.get((id(form), id(None)))
-            if cls is None:
-                cls = self._classify(memo, form, None)
-        fp.baked = (memo.table.get, memo.mask, cls << CLASS_SHIFT)
+        fp.baked = (memo.table.get, memo.mask, self._class_of(memo, form, None) << CLASS_SHIFT)
         return fp.baked
 
-    def _piece(self, memo: _Memo, printer, word: int, ext: int, form: Form, row):
-        key = (word & memo.mask) | ((ext & memo.emask) << EXT_SHIFT)
-        if memo.questions:
-            cls = memo.of_form.get((id(form), id(row)))
-            if cls is None:
-                cls = self._classify(memo, form, row)
-            key |= cls << CLASS_SHIFT
-        got = memo.table.get(key, _MISS)
+    def _bake_half(self, hp: _HalfPlan, form: Form) -> tuple:
+        baked = []
+        for memo, _p in hp.texts:
+            if hp not in memo.users:
+                memo.users.append(hp)
+            baked.append((memo.table.get, memo.mask, memo.lmask, self._class_of(memo, form, None) << CLASS_SHIFT))
+        hp.baked = tuple(baked)
+        return hp.baked
+
+    def _piece(self, memo: _Memo, printer, word: int, ext: int, lit: int | None, form: Form, row):
+        got = memo.table.get(memo.key(word, ext, lit, self._class_of(memo, form, row)), _MISS)
         if got is _MISS:
-            got = self._fill(memo, printer, word, ext, form, row)
+            got = self._fill(memo, printer, word, ext, lit, form, row)
         return got
 
-    @staticmethod
-    def _classify(memo: _Memo, form: Form, row) -> int:
-        answers = tuple(_answer(q, form, row) for q in memo.questions)
+    def _canon(self, value: object) -> object:
+        """A small number for an answer that is not a plain value, found by identity first (the tables'
+        rows and operand tuples live as long as the decoder) and by equality the first time."""
+        seen = self._by_id.get(id(value))
+        if seen is None:
+            try:
+                number = self._by_value.setdefault(value, len(self._by_value))
+            except TypeError:     # unhashable: only the same object answers alike
+                number = ("object", id(value))
+            seen = self._by_id[id(value)] = (value, number)   # holds the object: its id stays its own
+        return seen[1]
+
+    def _classify(self, memo: _Memo, form: Form, row) -> int:
+        answers = tuple(_answer(q, form, row, self._canon) for q in memo.questions)
         cls = memo.classes.setdefault(answers, len(memo.classes))
         memo.of_form[(id(form), id(row))] = cls
         return cls
 
-    def _fill(self, memo: _Memo, printer, word: int, ext: int, form: Form, row):
+    def _fill(self, memo: _Memo, printer, word: int, ext: int, lit: int | None, form: Form, row):
+        """Print one piece on traced inputs and remember it under the bits and answers it read."""
         self.misses += 1
         log = _Log()
         dec = self.dec
@@ -547,16 +573,17 @@ class FastRenderer:
         dec._lit64 = False
         dec._base = _Name(form.base, log)
         try:
-            got = printer(_Word(word, log, 0), _Word(ext, log, 1), _FormView(form, log),
-                          None if row is None else _RowView(row, log))
+            got = printer(_Word(word, log, 0), _Word(ext, log, 1), None if lit is None else _Word(lit, log, 2),
+                          _FormView(form, log), None if row is None else _RowView(row, log))
         except Exception:   # the general decoder says what is wrong with this word
             got = _FAIL
         finally:
             dec._base = form.base
         new = [q for q in log.questions if q not in memo.questions]
-        if log.word & ~memo.mask or log.ext & ~memo.emask or new:
+        if log.word & ~memo.mask or log.ext & ~memo.emask or log.lit & ~memo.lmask or new:
             memo.mask |= log.word
             memo.emask |= log.ext
+            memo.lmask |= log.lit
             if new:
                 memo.questions = (*memo.questions, *new)
                 memo.of_form.clear()
@@ -564,10 +591,7 @@ class FastRenderer:
                 user.baked = None
             memo.users.clear()
         if len(memo.table) < MEMO_LIMIT:
-            key = (word & memo.mask) | ((ext & memo.emask) << EXT_SHIFT)
-            if memo.questions:
-                key |= self._classify(memo, form, row) << CLASS_SHIFT
-            memo.table[key] = got
+            memo.table[memo.key(word, ext, lit, self._class_of(memo, form, row))] = got
         return got
 
     # ------------------------------------------------------------------ making plans
@@ -579,15 +603,13 @@ class FastRenderer:
         return memo
 
     def _form_plan(self, lay: Layout, form: Form) -> _FormPlan | None:
-        from gpuisa.codec.decoder import EXPORT_ENCODINGS, K_OPERANDS
+        from gpuisa.codec.decoder import EXPORT_ENCODINGS
 
         t = self.t
         if form.encoding in EXPORT_ENCODINGS or form.encoding in image.IMAGE_ENCODINGS or \
                 form.encoding in ("VBUFFER", "VINTERP") or form.base.startswith("tbuffer_") or not form.rows:
             return None
         lit64 = t.target in LITERAL64_TARGETS and form.encoding in LITERAL64_ENCODINGS   # code 254: syntax.LITERAL64
-        if any(o.name in K_OPERANDS for row in form.rows.values() for o in row.operands):
-            return None    # fmaak / madmk: a constant follows every word
         sources = []
         for name in SOURCE_FIELDS:
             bits = lay.fields.get(name)
@@ -599,15 +621,18 @@ class FastRenderer:
             sources.append((lo, (1 << (hi - lo + 1)) - 1, name == "SRC0", lit64))
         dec = self.dec
         return _FormPlan(lay.width // 8, tuple(sources),
-                         (self._memo(("variant", lay.name)), lambda w, e, f, r: dec._variant(lay, f, w)))
+                         (self._memo(("variant", lay.name)), lambda w, e, li, f, r: dec._variant(lay, f, w)))
 
     def _plan(self, lay: Layout, form: Form, variant: str) -> _Plan | None:
-        from gpuisa.codec.decoder import DPP16_MODIFIERS, TIGHT_ENCODINGS, _is_float
+        from gpuisa.codec.decoder import DPP16_MODIFIERS, K_OPERANDS, TIGHT_ENCODINGS, _is_float
 
         dec = self.dec
         row = form.rows.get(variant)
         if row is None:
             return None
+        k_row = any(o.name in K_OPERANDS for o in row.operands)
+        if k_row and self.t.target in LITERAL64_TARGETS and form.base in LITERAL64_K:
+            return None    # its K is 64 bits
         mnemonic = form.base + variant.split("~")[0]
         if form.encoding == "VOPC" and variant.startswith("_dpp") and dec.gen >= 11:
             mnemonic = form.base
@@ -626,19 +651,38 @@ class FastRenderer:
                 if dpp16 and op.name in DPP16_MODIFIERS:
                     continue
                 memo = self._memo(("mod", id(op), lay.name, variant))
-                mods.append((memo, lambda w, e, f, r, op=op: dec._modifier(op, lay, f, w, variant, e, r)))
+                mods.append((memo, lambda w, e, li, f, r, op=op: dec._modifier(op, lay, f, w, variant, e, r)))
                 continue
             half = op.name in halves
             memo = self._memo(("text", id(op), lay.name, variant, is_float, half, vop3, src_index))
-            texts.append((memo, lambda w, e, f, r, op=op, half=half, i=src_index: dec._operand_text(
-                op, lay, w, None, is_float, variant, e, half, vop3, False, i)))
+            texts.append((memo, lambda w, e, li, f, r, op=op, half=half, i=src_index: dec._operand_text(
+                op, lay, w, li, is_float, variant, e, half, vop3, False, i)))
             if op.role == "src":
                 src_index += 1
         if dpp16:
             for name in DPP16_MODIFIERS[:5 if dec.gen >= 10 else 4]:
                 memo = self._memo(("dpp", name, lay.name, variant))
-                mods.append((memo, lambda w, e, f, r, name=name: dec._dpp(name, variant, e, w, lay)))
+                mods.append((memo, lambda w, e, li, f, r, name=name: dec._dpp(name, variant, e, w, lay)))
         tight = None
         if lay.encoding in TIGHT_ENCODINGS and variant in ("", "_e64"):
-            tight = (self._memo(("tight", lay.name)), lambda w, e, f, r: dec._unused_modifier_bits(lay, w, r))
-        return _Plan(row, mnemonic, texts, mods, tight)
+            tight = (self._memo(("tight", lay.name)), lambda w, e, li, f, r: dec._unused_modifier_bits(lay, w, r))
+        return _Plan(row, mnemonic, k_row, texts, mods, tight)
+
+    def _half_plan(self, form: Form) -> _HalfPlan | None:
+        from gpuisa.codec.decoder import K_OPERANDS, _is_float, pair_shows
+
+        row = form.rows.get("")
+        if row is None:
+            return None
+        dec = self.dec
+        hl = self.t.layouts[form.layout]
+        is_float = _is_float(form.base)
+        texts = []
+        src_index = 0
+        for op in row.operands:
+            if pair_shows(op):
+                memo = self._memo(("pair", id(op), hl.name, is_float, src_index))
+                texts.append((memo, lambda w, e, li, f, r, op=op, i=src_index: dec._pair_operand_text(
+                    op, hl, w, li, is_float, i)))
+            src_index += op.role == "src"
+        return _HalfPlan(form.base, any(o.name in K_OPERANDS for o in row.operands), texts)
