@@ -329,6 +329,7 @@ class FastRenderer:
         self._forms: dict[int, _FormPlan | None] = {}   # id(form) -> plan; forms live as long as the tables
         self._pairs: dict[int, _PairPlan | None] = {}   # id(VOPD layout) -> plan
         self._memos: dict[tuple, _Memo] = {}
+        self._pieces: dict[tuple, tuple | None] = {}   # _plan_pieces by layout, variant, row and what the form adds
         self._by_id: dict[int, tuple] = {}     # _canon
         self._by_value: dict = {}
         self.misses = 0       # printer runs
@@ -624,9 +625,8 @@ class FastRenderer:
                          (self._memo(("variant", lay.name)), lambda w, e, li, f, r: dec._variant(lay, f, w)))
 
     def _plan(self, lay: Layout, form: Form, variant: str) -> _Plan | None:
-        from gpuisa.codec.decoder import DPP16_MODIFIERS, K_OPERANDS, TIGHT_ENCODINGS, _is_float
+        from gpuisa.codec.decoder import K_OPERANDS, _is_float
 
-        dec = self.dec
         row = form.rows.get(variant)
         if row is None:
             return None
@@ -634,13 +634,27 @@ class FastRenderer:
         if k_row and self.t.target in LITERAL64_TARGETS and form.base in LITERAL64_K:
             return None    # its K is 64 bits
         mnemonic = form.base + variant.split("~")[0]
-        if form.encoding == "VOPC" and variant.startswith("_dpp") and dec.gen >= 11:
+        if form.encoding == "VOPC" and variant.startswith("_dpp") and self.dec.gen >= 11:
             mnemonic = form.base
         is_float = _is_float(mnemonic)
         halves = sixteen_bit_operands(self.t, form, variant)
+        key = (lay.name, variant, id(row), is_float, halves, form.encoding)
+        pieces = self._pieces.get(key, _MISS)
+        if pieces is _MISS:   # forms of one row, layout and variant print with the same pieces
+            pieces = self._pieces[key] = self._plan_pieces(lay, form.encoding, variant, row, is_float, halves)
+        if pieces is None:
+            return None
+        return _Plan(row, mnemonic, k_row, *pieces)
+
+    def _plan_pieces(self, lay: Layout, encoding: str, variant: str, row, is_float: bool,
+                     halves: frozenset[str]) -> tuple | None:
+        """(texts, mods, tight) of a plan (see _Plan), or None where render() does more than print them."""
+        from gpuisa.codec.decoder import DPP16_MODIFIERS, TIGHT_ENCODINGS
+
+        dec = self.dec
         if any(o.name == "bitop3" for o in row.operands):
             return None
-        vop3 = form.encoding in VOP3_ENCODINGS or form.encoding == "VINTERP" or variant.startswith("_e64")
+        vop3 = encoding in VOP3_ENCODINGS or encoding == "VINTERP" or variant.startswith("_e64")
         if halves and dec.true16 and vop3 and "OPSEL" in lay.fields and not any(o.name == "op_sel" for o in row.operands):
             return None    # real-true16 prints the OPSEL of a row that lists no op_sel
         dpp16 = variant in ("_dpp", "_e64_dpp")
@@ -666,7 +680,7 @@ class FastRenderer:
         tight = None
         if lay.encoding in TIGHT_ENCODINGS and variant in ("", "_e64"):
             tight = (self._memo(("tight", lay.name)), lambda w, e, li, f, r: dec._unused_modifier_bits(lay, w, r))
-        return _Plan(row, mnemonic, k_row, texts, mods, tight)
+        return texts, mods, tight
 
     def _half_plan(self, form: Form) -> _HalfPlan | None:
         from gpuisa.codec.decoder import K_OPERANDS, _is_float, pair_shows

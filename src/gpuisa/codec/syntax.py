@@ -8,6 +8,7 @@ operand lists come from the syntax docs reader (sources/llvm_syntax_docs.py), ne
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 from dataclasses import dataclass
@@ -320,8 +321,10 @@ def hwreg_family(target: str) -> str:
     return "gfx9"
 
 
+@functools.lru_cache(maxsize=64)
 def hwreg_names(target: str) -> dict[int, str]:
-    """code -> HW_REG_ name for a target (its family over the family it extends)."""
+    """code -> HW_REG_ name for a target (its family over the family it extends); one dict per target,
+    shared: read it, never change it (it was rebuilt for every s_getreg / s_setreg printed)."""
     fam = hwreg_family(target)
     out = {code: "HW_REG_" + name for code, (name, _src) in HWREG_NAMES.get(HWREG_BASE.get(fam, ""), {}).items()
            if code not in HWREG_DROPPED.get(fam, ())}
