@@ -1,7 +1,7 @@
 """The disassembler's fast path (codec/fastpath.py) prints exactly what the general decoder prints.
 
-LLVM's MC corpus bytes for each target family (a sample per target by default, every example of the
-conformance targets in the slow test) and random words drawn by hypothesis from each target's resolved
+LLVM's MC corpus bytes (a sample of two targets by default, every example of one target per
+architecture in the slow test) and random words drawn by hypothesis from each target's resolved
 encodings go through both, one fast decoder per target keeping its memos across words as `gpuisa
 disasm` does: where the fast path prints, its text and size equal the general decoder's; where it
 declines, the general decoder prints. The premise: the fast path prints most corpus words.
@@ -82,8 +82,12 @@ def test_corpus_sample_prints_as_the_general_decoder(corpus, catalog_path, targe
     _assert_mostly_fast(_corpus_pairs(corpus.examples, target, catalog_path, 3000), target)
 
 
+# one target of every architecture (archs.py): the conformance targets and the families they leave out
+EVERY_FAMILY = tuple(dict.fromkeys((*DEFAULT_TARGETS, "gfx906", "gfx908", "gfx950", "gfx1150")))
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("target", DEFAULT_TARGETS)
+@pytest.mark.parametrize("target", EVERY_FAMILY)
 def test_whole_corpus_prints_as_the_general_decoder(corpus, catalog_path, target):
     _assert_mostly_fast(_corpus_pairs(corpus.examples, target, catalog_path, None), target)
 

@@ -134,7 +134,10 @@ def _answer(question: tuple, form: Form, row, canon) -> object:
     any other value (a row's operands, a Row) into a small number, equal for equal values."""
     kind = question[0]
     if kind == "base":
-        got = getattr(str, question[1])(form.base, *question[2])
+        got = question[2][0] + form.base if question[1] == "__radd__" else \
+            getattr(str, question[1])(form.base, *question[2])
+        if type(got) is list:    # split() and the like
+            got = tuple(got)
     elif kind == "form":
         got = getattr(form, question[1])
     elif kind == "rows":
@@ -144,39 +147,44 @@ def _answer(question: tuple, form: Form, row, canon) -> object:
     return got if type(got) in _PLAIN else canon(got)
 
 
-class _Name(str):
-    """The mnemonic of the form being printed (`_Decoder._base`, a form's `.base`): each question asked
-    of it is logged with its arguments; the memo keys on the answers, not on the mnemonic."""
+class _Name:
+    """The mnemonic of the form being printed as a printer sees it here (`_Decoder._base`, a form view's
+    `.base`): every question asked of it is logged with its arguments, and the memo keys on the answers,
+    not on the mnemonic. Not a str: code that reads a str's characters directly (a regular expression,
+    str.join) raises TypeError here, and the word goes to the general decoder instead of being printed
+    from characters read unlogged."""
 
-    def __new__(cls, value: str, log: _Log) -> _Name:
-        obj = str.__new__(cls, value)
-        obj._log = log
-        return obj
+    __slots__ = ("_log", "_s")
 
-    def __getattribute__(self, name: str):
-        if name == "_log":
-            return str.__getattribute__(self, name)
-        log = str.__getattribute__(self, "_log")
+    def __init__(self, value: str, log: _Log) -> None:
+        self._s = value
+        self._log = log
+
+    def __getattr__(self, name: str):
         method = getattr(str, name)
-        plain = str.__str__(self)
+        value, log = self._s, self._log
 
         def asked(*args):
             log.ask(("base", name, args))
-            return method(plain, *args)
-        return asked if callable(method) else method
+            return method(value, *args)
+        return asked
+
+    def __radd__(self, other):
+        self._log.ask(("base", "__radd__", (other,)))
+        return other + self._s
 
 
 def _asked_name(name: str):
     op = getattr(str, name)
 
     def use(self, *args):
-        str.__getattribute__(self, "_log").ask(("base", name, args))
-        return op(str.__str__(self), *args)
+        self._log.ask(("base", name, args))
+        return op(self._s, *args)
     return use
 
 
 for _name in ("__contains__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__getitem__",
-              "__len__", "__iter__", "__add__", "__mul__", "__rmul__", "__mod__", "__rmod__", "__format__", "__str__",
+              "__len__", "__iter__", "__add__", "__mul__", "__rmul__", "__mod__", "__format__", "__str__",
               "__repr__"):
     setattr(_Name, _name, _asked_name(_name))
 
