@@ -58,6 +58,10 @@ CASES = [
     ("AMDGPU/gfx950_asm_vop3.s", 101, "gfx950", "both"),                 # bitop3 below 10: printed in decimal
     ("AMDGPU/gfx942_asm_features.s", 583, "gfx942", "both"),             # SDWA row without dst_sel: DWORD, pad
     ("AMDGPU/gfx942_asm_features.s", 290, "gfx942", "both"),             # a row of modifiers only: sc0 sc1
+    ("AMDGPU/mai-gfx950.s", 630, "gfx950", "both"),                      # f8f6f4: FP6 A / B (cbsz:3 blgp:3) 6 dwords
+    ("AMDGPU/mai-gfx950.s", 666, "gfx950", "both"),                      # ... FP4 (cbsz:4 blgp:4) 4 dwords
+    ("Disassembler/AMDGPU/gfx942_features.txt", 36, "gfx950", "decode"),  # PRINT_ORDER: sc0 nt sc1, as GFX940's rows
+    ("Disassembler/AMDGPU/gfx9_vop2_features.txt", 15, "gfx950", "decode"),  # ... SDWA: dst_sel first
     ("AMDGPU/gfx1150_asm_features.s", 11, "gfx1150", "both"),            # VOP3 DPP src1 an SGPR (gfx115x)
     ("AMDGPU/gfx1250_asm_salu_lit64.s", 63, "gfx1250", "both"),          # 64-bit literal (code 254), SALU
     ("AMDGPU/gfx1250_asm_salu_lit64.s", 66, "gfx1250", "both"),          # lit64(..): hex that reads as 32 bits
@@ -232,3 +236,21 @@ def test_byte_sel_bits_follow_tablegen():
         assert pattern.match("v_cvt_f32_fp8" if kind == "Src" else "v_cvt_sr_fp8_f16")
         for bit, half in ((hi, 1), (lo, 0)):
             assert any(f"Inst{{{11 + bit}}} = !if(P.HasFP8{kind}ByteSel, byte_sel{{{half}}}" in x for x in placement)
+def test_gfx950_rows_print_their_modifiers_in_the_gfx940_rows_order(sources):
+    """PRINT_ORDER: GFX950's buffer_load_dword row lists sc0 sc1 nt, the GFX940 row sc0 nt sc1, and llvm-mc prints
+    GFX940's order for gfx950 (gfx942_features.txt:36, whose RUN lines include -mcpu=gfx950)."""
+    from gpuisa.codec.tables import _shared_docs
+    from gpuisa.sources.llvm_syntax_docs import PRINT_ORDER, printed_order
+
+    fix = PRINT_ORDER["GFX950"]
+    row = (sources / fix.source.file).read_text().splitlines()[fix.source.line - 1]
+    assert row.split()[0] == "buffer_load_dword" and row.index("sc1<") < row.index("nt<")   # the page's order
+    rel, line = fix.evidence.split("MC/", 1)[1].rsplit(":", 1)
+    head = (MC / rel).read_text().splitlines()[:4]
+    assert any("-mcpu=gfx950" in x for x in head)
+    asm, _data = llvm_check(rel, int(line))
+    assert asm == fix.example and asm.index(" nt") < asm.index(" sc1")   # llvm-mc's order
+    rank = printed_order(_shared_docs(), "GFX950")
+    assert rank["sc0"] < rank["nt"] < rank["sc1"] and rank["dst_sel"] < rank["src0_sel"]
+    assert rank["cbsz"] < rank["abid"] < rank["blgp"]
+    assert printed_order(_shared_docs(), "GFX940") is None

@@ -49,6 +49,7 @@ from gpuisa.codec.tables import (
     TargetTables,
     docs_dir,
     field_for,
+    format_sized,
     get_bits,
     is_vopd3,
     mai_acc,
@@ -399,6 +400,9 @@ class _Decoder:
         """One operand of a row as printed: its field's text, then the 16-bit half (`half`: a 16-bit VGPR
         operand, tables.sixteen_bit_operands), an MFMA's AGPR, neg / abs (the `src_index`-th source).
         codec/fastpath.py remembers these texts by the bits of `word` and `ext` they read."""
+        if self._base.endswith("_f8f6f4") and op.role == "src":   # A / B widths from cbsz / blgp (format_sized)
+            op = format_sized(self._base, op, {m: str(get_bits(word, lay.fields[m.upper()])) for m in ("cbsz", "blgp")
+                                                if m.upper() in lay.fields})
         text = self._operand(op, lay, word, literal, is_float, variant, ext)
         if half and text is not None:
             if self.true16:

@@ -59,6 +59,7 @@ from gpuisa.codec.tables import (
     TargetTables,
     docs_dir,
     field_for,
+    format_sized,
     get_bits,
     is_vopd3,
     op_sel_has_dst,
@@ -378,6 +379,9 @@ class _Encoder:
         elif extra_kind == "dpp16":
             st.ext = (0xF << 28) | (0xF << 24)          # row_mask:0xf bank_mask:0xf (LLVM's defaults)
         self._defaults(lay, form, st)
+        if form.base.endswith("_f8f6f4"):   # A / B widths follow cbsz / blgp (tables.format_sized)
+            given = {n.lower(): v for n, _, v in (t.text.partition(":") for t in mods)}
+            row_ops = [format_sized(form.base, o, given) for o in row_ops]
         src_index = 0
         for op, tok in zip(row_ops, operands, strict=True):
             half = _HALF.search(tok.text) if self.gen >= 11 else None

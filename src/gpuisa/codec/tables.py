@@ -216,6 +216,18 @@ def mai_acc(lay: Layout, field: str | None, word: int) -> bool:
     return False
 
 
+def format_sized(base: str, op: Operand, formats: dict[str, str]) -> Operand:
+    """An MFMA f8f6f4 A / B source at the width its format modifier names (operand_check.F8F6F4_RULE: cbsz for
+    src0, blgp for src1; `formats` maps the modifier to its value); any other operand as it is. The one sizing
+    rule for the checker, the printer and the parser."""
+    if not base.endswith("_f8f6f4"):
+        return op
+    from gpuisa.codec.operand_check import f8f6f4_dwords
+
+    sizes = f8f6f4_dwords(base, op, formats)
+    return replace(op, dwords=next(iter(sizes))) if sizes else op
+
+
 def field_for(op: Operand, lay: Layout) -> str | None:
     """The layout field an operand of a syntax row is encoded in (None: implicit or a modifier)."""
     key = (op.name, lay.name, lay.width)
@@ -270,12 +282,13 @@ def _dwords_of(page_size_bits: int | None, size_text: str, tags: tuple[str, ...]
 def syntax_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]:
     """Every syntax row of the families (most specific family wins), keyed by mnemonic; a row OLDER_ROWS
     covers is the older page's row of the same instruction (LLVM's tests write its operands)."""
-    from gpuisa.sources.llvm_syntax_docs import older_row
+    from gpuisa.sources.llvm_syntax_docs import older_row, printed_order
     out: dict[str, Row] = {}
     for fam_key in families:
         fam = docs.families.get(fam_key)
         if fam is None:
             continue
+        order = printed_order(docs, fam_key)
         for ins in fam.instructions:
             key = ins.mnemonic
             if any(o.name == "dpp8_sel" for o in ins.operands):
@@ -285,7 +298,21 @@ def syntax_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]
             if key in out:
                 continue
             out[key] = row_of(docs, older_row(docs, ins)[0], wave64, fam_key)
+            if order:
+                out[key] = _in_printed_order(out[key], order)
     return out
+
+
+def _in_printed_order(row: Row, order: dict[str, int]) -> Row:
+    """The row with the modifiers `order` ranks (PRINT_ORDER) sorted among their own places; the others stay."""
+    slots = [i for i, o in enumerate(row.operands) if o.role == "modifier" and o.name in order]
+    ranked = sorted((row.operands[i] for i in slots), key=lambda o: order[o.name])
+    if [row.operands[i] for i in slots] == ranked:
+        return row
+    ops = list(row.operands)
+    for i, o in zip(slots, ranked, strict=True):
+        ops[i] = o
+    return replace(row, operands=tuple(ops))
 
 
 def row_of(docs, ins, wave64: bool, fam_key: str = "") -> Row:

@@ -985,6 +985,53 @@ OLDER_ROWS: dict[str, OlderRowEvidence] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class PrintOrderEvidence:
+    """A page whose rows list modifiers in another order than llvm-mc prints them, where an older page's rows
+    list them in the printed order: the codec prints (and the checker reads) the page's modifiers in the order
+    of the older page's rows (one order over all of them: each row's modifiers keep their order)."""
+
+    family: str          # the page whose modifier order is replaced
+    older: str           # the page whose rows give the printed order
+    reason: str
+    source: Provenance   # a row of `family` listing its modifiers out of the printed order
+    evidence: str        # an LLVM disassembler check line (file:line), run for the page's target, printing ...
+    example: str         # ... this text, in the older page's order
+
+
+_DIS = "llvm-project-23.1.1/llvm/test/MC/Disassembler/AMDGPU"
+PRINT_ORDER: dict[str, PrintOrderEvidence] = {
+    "GFX950": PrintOrderEvidence(
+        "GFX950", "GFX940",
+        "GFX950's rows list the buffer modifiers as offset12 offen idxen lds sc0 sc1 nt, the SDWA selectors as "
+        "src0_sel src1_sel dst_sel dst_unused and the matrix modifiers as blgp cbsz abid; llvm-mc prints them as "
+        "the GFX940 rows list them (idxen offen offset12 sc0 nt sc1 lds; dst_sel dst_unused src0_sel src1_sel; "
+        "cbsz abid blgp), on gfx950 as on gfx942",
+        Provenance(SOURCE, _GFX950_PAGE, 398, "buffer_load_dword"),
+        f"{_DIS}/gfx942_features.txt:36", "buffer_load_dword v5, off, s[8:11], s3 sc0 nt sc1"),
+}
+
+
+def printed_order(docs: SyntaxDocs, family: str) -> dict[str, int] | None:
+    """Rank of each modifier in the order llvm-mc prints a PRINT_ORDER page's rows (None for other pages): the
+    older page's rows merged into one order that keeps each row's own (a topological order of their
+    neighbouring modifiers)."""
+    import graphlib
+
+    fix = PRINT_ORDER.get(family)
+    older = docs.families.get(fix.older) if fix else None
+    if older is None:
+        return None
+    after: dict[str, set[str]] = {}
+    for ins in older.instructions:
+        mods = [o.name for o in ins.operands if o.role == "modifier"]
+        for name in mods:
+            after.setdefault(name, set())
+        for a, b in zip(mods, mods[1:], strict=False):
+            after[b].add(a)
+    return {name: i for i, name in enumerate(graphlib.TopologicalSorter(after).static_order())}
+
+
 def older_row(docs: SyntaxDocs, row: SyntaxInstruction) -> tuple[SyntaxInstruction, str]:
     """(row, OLDER_ROWS entry) for one page row: the older page's row of the same mnemonic where an entry
     covers it, else (row, ""). The one test for the catalog's operands, the codec and the checker."""
