@@ -1017,6 +1017,7 @@ def printed_order(docs: SyntaxDocs, family: str) -> dict[str, int] | None:
     older page's rows merged into one order that keeps each row's own (a topological order of their
     neighbouring modifiers)."""
     import graphlib
+    import itertools
 
     fix = PRINT_ORDER.get(family)
     older = docs.families.get(fix.older) if fix else None
@@ -1027,7 +1028,7 @@ def printed_order(docs: SyntaxDocs, family: str) -> dict[str, int] | None:
         mods = [o.name for o in ins.operands if o.role == "modifier"]
         for name in mods:
             after.setdefault(name, set())
-        for a, b in zip(mods, mods[1:], strict=False):
+        for a, b in itertools.pairwise(mods):
             after[b].add(a)
     return {name: i for i, name in enumerate(graphlib.TopologicalSorter(after).static_order())}
 
