@@ -129,6 +129,30 @@ def test_cdna5_wmma_scale16_is_128_bits(catalog):
     assert any(e["quirk"] == "vop3px2-128-bits" and "64 bits" in e["manual"] for e in enc["errata"])
 
 
+def test_cdna4_scaled_mfma_is_a_128_bit_vop3px2_from_llvm(catalog):
+    """The cdna4 manual describes the scaled MFMAs only in prose (two back-to-back VOP3Ps, the first with 0xD3AC
+    across ENCODING through OP) and prints the load-scale ENCODING as 0xCC35; LLVM's bytes have 0xD3AC, the MFMA
+    word 64 bits up with opcode 0x2D: the catalog serves a 128-bit VOP3PX2 and the load-scale instruction (VOP3P
+    opcode 0x2C), each with the manual's value and the evidence beside it."""
+    assert "V\\_MFMA\\_SCALE\\_F32\\_16X16X128\\_F8F6F4" in manual_line("cdna4", 1952)
+    assert "0xD3AC across" in manual_line("cdna4", 1956)
+    assert re.match(r"\|\s*ENCODING\s*\|\s*0xCC35 in bits \[31:16\]", manual_line("cdna4", 1960))
+    line, data = llvm_check("mai-gfx950.s", r"GFX950: v_mfma_scale_f32_16x16x128_f8f6f4 v\[0:3\], v\[4:11\]")
+    assert len(data) == 16 and bits(data, 31, 16) == 0xD3AC and bits(data, 95, 87) == 0x1A7, line
+    assert bits(data, 86, 80) == 0x2D and bits(data, 78, 75) == 1, line
+    enc = catalog.show("v_mfma_scale_f32_16x16x128_f8f6f4", arch="cdna4").as_json()["encodings"][0]
+    assert enc["encoding"] == "VOP3PX2" and enc["width"] == 128 and enc["opcode"] == 0x2D
+    assert field(enc, "OP") == [[86, 80]] and field(enc, "SCALE_SRC1") == [[49, 41]]
+    fix = next(e for e in enc["errata"] if e["quirk"] == "vop3px2-scale-mfma" and e["name"] == "*")
+    assert "0xCC35" in fix["manual"] and "1101001110101100" in fix["resolved"] and fix["evidence"] > 0
+    line, data = llvm_check("mai-gfx950.s", r"GFX950: v_mfma_ld_scale_b32 v0, 64 ")
+    assert len(data) == 8 and bits(data, 31, 23) == 0x1A7 and bits(data, 22, 16) == 0x2C, line
+    ld = catalog.show("v_mfma_ld_scale_b32", arch="cdna4").as_json()["encodings"][0]
+    assert ld["encoding"] == "VOP3P" and ld["opcode"] == 0x2C
+    fix = next(e for e in ld["errata"] if e["quirk"] == "llvm-td-load-scale")
+    assert fix["manual"] == "no such row" and fix["evidence"] > 0
+
+
 def test_rdna2_to_rdna3_diff_has_no_ds_reencoding(catalog):
     diff = catalog.diff("rdna2", "rdna3").as_json()
     ds = [r for r in diff["reencoded"] if r["from"]["encoding"] == "DS" and r["to"]["encoding"] == "DS"]

@@ -87,7 +87,8 @@ def _examples(manuals: dict[str, ManualData], corpus: McCorpus | None,
         return out
     to_manual: dict[str, dict[str, str]] = {}
     for arch, data in manuals.items():
-        names = {e.name for e in data.opcodes} | {e.name for _, e in _llvm_only_rows(manuals, arch)}
+        names = {e.name for e in data.opcodes} | {e.name for _, e in _llvm_only_rows(manuals, arch)} | \
+            {e.name for e in _td_rows(arch)}
         table = {n: n for n in names}
         for old, (new, _) in [*RENAMES.items(), *aliases.items()]:
             if old in names:
@@ -236,6 +237,31 @@ def _rows(data: ManualData, layout: str) -> list[tuple[OpcodeEntry, str]]:
     return rows
 
 
+def _td_rows(arch: str, encoding: str | None = None) -> list[OpcodeEntry]:
+    """The opcode rows quirk entries give from LLVM's TableGen for `arch` (LayoutFix.rows of a format the manual
+    describes in prose, OpcodeFix "llvm-td" rows), with the TableGen line as provenance."""
+    out = []
+    for fix in LAYOUT_FIXES:
+        if arch in fix.archs:
+            out += [OpcodeEntry(arch, enc, op, name, _td_prov(cite)) for name, op, cite in fix.rows
+                    for enc in fix.encodings]
+    for ofix in OPCODE_FIXES:
+        if ofix.kind == "llvm-td" and arch in ofix.archs:
+            out += [OpcodeEntry(arch, enc, op, name, _td_prov(cite)) for name, enc, op, cite in ofix.rows]
+    return [e for e in out if encoding is None or e.encoding == encoding]
+
+
+def _td_prov(cite: str) -> Provenance:
+    file, line = cite.rsplit(":", 1)
+    return Provenance("llvm-tablegen", file, int(line))
+
+
+def _prose_layout(fix: LayoutFix, arch: str, enc_name: str) -> Encoding:
+    """The empty layout a format described only in prose starts from (its provenance: the prose)."""
+    seen = next(s for s in fix.seen if s.arch == arch)
+    return Encoding(arch, enc_name, 0, (), _seen_prov(seen))
+
+
 def _layout_fix(fix: LayoutFix, resolved: dict[str, ManualData], examples: dict[str, list[_Ex]],
                 out: Resolution) -> None:
     pending: list[tuple[str, str, Encoding, Encoding, int, int, Provenance | None]] = []
@@ -243,6 +269,8 @@ def _layout_fix(fix: LayoutFix, resolved: dict[str, ManualData], examples: dict[
         data = resolved.get(arch)
         for enc_name in fix.encodings:
             manual = data.encodings.get(enc_name) if data else None
+            if manual is None and fix.rows and data is not None:
+                manual = _prose_layout(fix, arch, enc_name)
             if manual is None:
                 continue
             fixed = _fixed(manual, fix)
@@ -251,6 +279,8 @@ def _layout_fix(fix: LayoutFix, resolved: dict[str, ManualData], examples: dict[
             good = bad = 0
             first: Provenance | None = None
             rows = {e.name: (e, opf) for e, opf in _rows(data, enc_name)}
+            if not manual.fields:   # a prose format: its instructions are the entry's rows
+                rows = {e.name: (e, "OP") for e in _td_rows(arch, enc_name)}
             for ex in examples[arch]:
                 if ex.name not in rows:
                     continue
@@ -283,6 +313,8 @@ def _layout_fix(fix: LayoutFix, resolved: dict[str, ManualData], examples: dict[
         data = resolved[arch]
         data.encodings[enc_name] = fixed
         out.manual_layouts[(arch, enc_name)] = manual
+        if not manual.fields:   # a prose format: add the entry's rows LLVM's encodings agree with
+            _add_td_rows(fix.id, data, _td_rows(arch, enc_name), examples[arch], out)
         for e, _ in _rows(data, enc_name):
             extra = _row_fields(fix, e.name)
             if extra:
@@ -291,7 +323,9 @@ def _layout_fix(fix: LayoutFix, resolved: dict[str, ManualData], examples: dict[
         seen = [s for s in fix.seen if s.arch == arch]
         sources = tuple(Provenance("amd-manual", s.cite().rsplit(":", 1)[0], s.line, s.what) for s in seen)
         out.corrections.append(Correction(
-            fix.id, arch, enc_name, "*", _describe(manual, changed), _describe(fixed, changed), good, bad, how,
+            fix.id, arch, enc_name, "*",
+            _describe(manual, changed) if manual.fields else f"no field table, only {manual.provenance.section}",
+            _describe(fixed, changed), good, bad, how,
             sources + ((first,) if first else ())))
 
 
@@ -324,6 +358,29 @@ def _opcode_fix(fix: OpcodeFix, resolved: dict[str, ManualData], examples: dict[
             _promotes_to(fix, data, examples[arch], out)
         elif fix.kind == "llvm-only":
             _llvm_only(fix, data, resolved, examples[arch], out)
+        elif fix.kind == "llvm-td":
+            rows = [OpcodeEntry(arch, enc, op, name, _td_prov(cite)) for name, enc, op, cite in fix.rows]
+            _add_td_rows(fix.id, data, rows, examples[arch], out)
+
+
+def _add_td_rows(fix_id: str, data: ManualData, rows: list[OpcodeEntry], examples: list[_Ex],
+                 out: Resolution) -> None:
+    """Add opcode rows taken from LLVM's TableGen where LLVM's encodings of the instruction on this arch agree
+    with the row in the arch's layout (at least one does, none disagrees), each as a correction."""
+    by_name = _by_name(examples)
+    own = {(e.name, e.encoding) for e in data.opcodes}
+    for e in rows:
+        if (e.name, e.encoding) in own:
+            continue
+        enc, op_field = layout_encoding(data.encodings, e.encoding)
+        exs = by_name.get(e.name, [])
+        agree = [ex for ex in exs if enc is not None and _matches(enc, op_field, ex.data, e.opcode)]
+        if not agree or len(agree) < len(exs):
+            continue
+        data.opcodes.append(OpcodeEntry(data.arch, e.encoding, e.opcode, e.name, agree[0].prov))
+        out.corrections.append(Correction(fix_id, data.arch, e.encoding, e.name, "no such row", f"opcode {e.opcode}",
+                                          len(agree), 0, "LLVM's encodings, with LLVM's TableGen opcode",
+                                          (agree[0].prov, e.provenance)))
 
 
 def _llvm_only_rows(manuals: dict[str, ManualData], arch: str) -> list[tuple[OpcodeFix, OpcodeEntry]]:

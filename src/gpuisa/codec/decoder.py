@@ -28,6 +28,9 @@ from gpuisa.codec.syntax import (
     MATRIX_SRC2_HI_CLEAR,
     NULL_CODE,
     OMOD,
+    OP_SEL_DPP_BITS,
+    OP_SEL_IS_DPP,
+    OP_SEL_TIED_SRC2,
     SCOPES,
     SDWA,
     byte_sel_bits,
@@ -38,7 +41,6 @@ from gpuisa.codec.syntax import (
 )
 from gpuisa.codec.tables import (
     E32_ENCODINGS,
-    MAI_LAYOUT,
     SADDR_VARIANT,
     SOURCE_FIELDS,
     VOP3_ENCODINGS,
@@ -51,10 +53,12 @@ from gpuisa.codec.tables import (
     field_for,
     format_sized,
     get_bits,
+    is_mai,
     is_vopd3,
     mai_acc,
     op_sel_has_dst,
     scale_of,
+    select_entries,
     sixteen_bit_operands,
     vopd_y_vdst,
 )
@@ -412,7 +416,7 @@ class _Decoder:
                 scalar_too = variant in ("", "_e32") and field_for(op, lay) == "SRC0"
                 text = _lo128(Operand(op.name, "src", ("v16",), 1, "", False, False), text, int(m.group(1)),
                               scalar_too)
-        if lay.name == MAI_LAYOUT and text and text[0] == "v" and "a" in op.accepts and \
+        if is_mai(lay) and text and text[0] == "v" and "a" in op.accepts and \
                 mai_acc(lay, field_for(op, lay), word):
             text = "a" + text[1:]
         if op.role == "src" and op.name not in ("vcc",) and op.modifiers and not bitop3:
@@ -696,7 +700,7 @@ class _Decoder:
                     raise _Undecodable(f"{fname}={value} names no operand")
                 return text
             acc = fname in ACC_FIELDS or op.name == "gws_data"   # ds_gws data in ADDR (tables.OPERAND_FIELDS)
-            kind = "a" if "ACC" in f and acc and lay.name != MAI_LAYOUT and get_bits(word, f["ACC"]) else "v"
+            kind = "a" if "ACC" in f and acc and not is_mai(lay) and get_bits(word, f["ACC"]) else "v"
             return _lo128(op, ops.reg_range(kind, value & 0xFF, op.dwords), value & 0xFF, False)
         if "s" in acc or "ttmp" in acc or "vcc" in acc or "null" in acc or "off" in acc:
             if "off" in acc and fname == "SADDR" and value in (0x7F, 0x7C if gen >= 11 else 0x7D):
@@ -769,6 +773,8 @@ class _Decoder:
         def bit(field: str) -> int:
             return get_bits(word, f[field]) if field in f else 0
 
+        if name in ("op_sel", *OP_SEL_DPP_BITS) and form.base in OP_SEL_IS_DPP and not ext:   # OPSEL: fi, bound_ctrl
+            return f"{name}:1" if name != "op_sel" and (bit("OPSEL") >> OP_SEL_DPP_BITS[name]) & 1 else None
         if name in ("dpp16_ctrl", "dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl", "fi", "dpp8_sel"):
             return self._dpp(name, variant, ext, word, lay)
         if name in ("dst_sel", "dst_unused", "src0_sel", "src1_sel"):
@@ -799,6 +805,8 @@ class _Decoder:
         if name == "op_sel" and any(o.name == "scale_sel" for o in row.operands):
             return None   # OPSEL is scale_sel there
         if name in ("cbsz", "abid", "blgp") and name.upper() in f:
+            if name.upper() in lay.fixed:   # VOP3PX2's ABID is always 1 (`abid must be 1`): llvm-mc prints none
+                return None
             return f"{name}:{bit(name.upper())}" if bit(name.upper()) else None
         if name == "neg" and "NEG" not in f and "BLGP" in f:    # f64 MFMA: BLGP holds neg (mai-gfx942.s:72)
             v = bit("BLGP")
@@ -847,14 +855,14 @@ class _Decoder:
             v = bit("OPSEL")
             if (sel := byte_sel_bits(form.base, self.gen)) is not None:
                 v &= ~((1 << sel[0]) | (1 << sel[1]))   # those bits are byte_sel's (syntax.BYTE_SEL)
-            n = len([o for o in row.operands if o.role == "src"])
+            n = select_entries(row) + (form.base in OP_SEL_TIED_SRC2)
             vals = [(v >> i) & 1 for i in range(n)]
-            if form.encoding != "VOP3P" and op_sel_has_dst(row, form.base, variant):
+            if not form.encoding.startswith("VOP3P") and op_sel_has_dst(row, form.base, variant):
                 vals.append((v >> 3) & 1)    # VOP3 OPSEL: one bit per source, bit 3 for the destination
             return f"op_sel:[{','.join(map(str, vals))}]" if any(vals) else None
         if name in ("op_sel_hi", "m_op_sel_hi") and "OPSEL_HI" in f:
             hi = bit("OPSEL_HI") | (bit("OPSEL_HI2") << 2)
-            n = len([o for o in row.operands if o.role == "src"])
+            n = select_entries(row)
             vals = [(hi >> i) & 1 for i in range(n)]
             default = 0 if name == "m_op_sel_hi" else 1    # AMDGPUModifierSyntax.rst:2074 / :1917
             defaults = [default] * n
@@ -866,7 +874,7 @@ class _Decoder:
         if name in ("neg_lo", "neg_hi"):
             field = "NEG" if name == "neg_lo" else "NEG_HI"
             v = bit(field)
-            n = len([o for o in row.operands if o.role == "src"])
+            n = select_entries(row)
             vals = [(v >> i) & 1 for i in range(n)]
             return f"{name}:[{','.join(map(str, vals))}]" if any(vals) else None
         return None

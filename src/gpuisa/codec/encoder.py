@@ -39,6 +39,8 @@ from gpuisa.codec.syntax import (
     MATRIX_SRC2_HI_CLEAR,
     NULL_CODE,
     OMOD,
+    OP_SEL_DPP_BITS,
+    OP_SEL_IS_DPP,
     SCOPES,
     SDWA,
     byte_sel_bits,
@@ -49,7 +51,6 @@ from gpuisa.codec.syntax import (
 )
 from gpuisa.codec.tables import (
     E32_ENCODINGS,
-    MAI_LAYOUT,
     SADDR_VARIANT,
     SOURCE_FIELDS,
     Form,
@@ -61,6 +62,7 @@ from gpuisa.codec.tables import (
     field_for,
     format_sized,
     get_bits,
+    is_mai,
     is_vopd3,
     op_sel_has_dst,
     put_bits,
@@ -180,6 +182,8 @@ class _Encoder:
         by = self.t.by_mnemonic
         mod_names = {m.text.split(":")[0] for m in mods}
         dpp8 = "dpp8" in mod_names
+        if mnemonic.removesuffix("_e64") in OP_SEL_IS_DPP:   # bound_ctrl / fi live in VOP3's OPSEL there
+            mod_names -= set(OP_SEL_DPP_BITS)
         dpp16 = bool(mod_names & {"quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror",
                                   "row_share", "row_xmask", "row_bcast", "row_newbcast", "wave_shl", "wave_shr", "wave_rol",
                                   "wave_ror", "row_mask", "bank_mask", "bound_ctrl"})
@@ -632,7 +636,7 @@ class _Encoder:
                     code = 0x7F     # gfx10 scratch with no address at all: ST mode
                 st.word |= put_bits(f[fname], code)
             return
-        if lay.name == MAI_LAYOUT and fname in ("VDST", "SRC0", "SRC1", "SRC2") and "a" in op.accepts and \
+        if is_mai(lay) and fname in ("VDST", "SRC0", "SRC1", "SRC2") and "a" in op.accepts and \
                 low.startswith("a"):
             reg = _reg(low, tok)
             if reg is not None and reg[0] == "a":   # an AGPR: ACC (A, B) or ACC_CD (C, D) bits (cdna2 VOP3P-MAI)
@@ -929,6 +933,11 @@ class _Encoder:
                 raise _Attempt(m.col, f"{m.text}: expected [..]")
             return [num(x) for x in text[1:-1].split(",") if x.strip()]
 
+        if form.base in OP_SEL_IS_DPP and not st.extra_kind and name in OP_SEL_DPP_BITS and "OPSEL" in f:
+            need(name)   # VOP3's OPSEL holds them; bound_ctrl:0 sets the bit as well (syntax.OP_SEL_IS_DPP)
+            if name == "bound_ctrl" or num(value):
+                st.word |= put_bits(f["OPSEL"], 1 << OP_SEL_DPP_BITS[name])
+            return
         if st.extra_kind in ("dpp16", "dpp8") and self._dpp_modifier(name, value, m, st, num, arr):
             return
         if st.extra_kind == "sdwa" and self._sdwa_modifier(name, value, m, st):
@@ -1006,7 +1015,7 @@ class _Encoder:
                     if any(vals[2:]):
                         raise _Attempt(m.col, f"{m.text}: OPSEL[3:2] hold byte_sel on {form.base}")
                     bits = sum(b << i for i, b in enumerate(vals[:2]))
-                elif form.encoding != "VOP3P" and vals and op_sel_has_dst(row, form.base, self._variant):
+                elif not form.encoding.startswith("VOP3P") and vals and op_sel_has_dst(row, form.base, self._variant):
                     # the last entry is the VGPR destination's, OPSEL bit 3 (decoder.py, op_sel)
                     bits = sum(b << i for i, b in enumerate(vals[:-1])) | (vals[-1] << 3)
                 set_field("OPSEL", bits)

@@ -180,6 +180,20 @@ def export_code(name: str, gen: int) -> int | None:
 # too, as another spelling of wait_va_vdst (AMDGPUAsmGFX12.rst ds_direct_load); llvm-mc prints the latter.
 ALWAYS_PRINTED = {"wait_exp": "WAITEXP", "wait_vdst": "WAIT_VA", "wait_va_vdst": "WAIT_VA",
                   "wait_vm_vsrc": "WAIT_VMVSRC"}
+# v_permlane16_swap_b32 / v_permlane32_swap_b32 in VOP3: OPSEL holds DPP's fi (OPSEL bit 0, Inst{11}) and bound_ctrl
+# (bit 1, Inst{12}), and llvm-mc prints them, not op_sel (VOPInstructions.td:335-346, VOP3OpSelIsDPP_gfx9;
+# gfx950.txt:109 `v_permlane16_swap_b32_e64 v1, v2 bound_ctrl:1 fi:1` has 0x18 in byte 1). The assembler takes
+# `bound_ctrl:0` as bound_ctrl:1, as for DPP (gfx950_asm_features.s:2098-2100, "FIXME: Parsed as bound_ctrl:1?").
+# Mnemonic -> its VOP1 definition (VOP1Instructions.td); modifier -> OPSEL bit.
+_VOP1_TD = "llvm-project-23.1.1/llvm/lib/Target/AMDGPU/VOP1Instructions.td"
+OP_SEL_IS_DPP: dict[str, str] = {"v_permlane16_swap_b32": f"{_VOP1_TD}:915", "v_permlane32_swap_b32": f"{_VOP1_TD}:919"}
+OP_SEL_DPP_BITS = {"bound_ctrl": 1, "fi": 0}
+# VOP3 instructions whose TableGen profile has a third source with modifiers that the syntax row does not show (the
+# destination's old value, tied to vdst): op_sel has an entry for it before the destination's, OPSEL bit 2
+# (VOP3Instructions.td:699-704 VOP3_CVT_SR_F8_F32_Profile: src2_modifiers, VGPR_32:$src2; gfx942_features.txt:372
+# `v_cvt_sr_bf8_f32 v1, v2, v3 op_sel:[0,0,1,1]` sets OPSEL bits 2 and 3). Mnemonic -> its definition.
+_VOP3_TD = "llvm-project-23.1.1/llvm/lib/Target/AMDGPU/VOP3Instructions.td"
+OP_SEL_TIED_SRC2: dict[str, str] = {"v_cvt_sr_fp8_f32": f"{_VOP3_TD}:829", "v_cvt_sr_bf8_f32": f"{_VOP3_TD}:830"}
 # v_bitop3_b16 / v_bitop3_b32: the 8-bit truth table `bitop3:N` overloads the VOP3 modifier fields,
 # TTBL = {OMOD[1:0], ABS[2:0], NEG[2:0]} (cdna4 manual, V_BITOP3_B16 pseudocode and notes: README.md:14418, 14433):
 # (field, bit of the table its lowest bit holds)

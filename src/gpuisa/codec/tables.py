@@ -149,7 +149,19 @@ def scale_of(field: str, lay: Layout) -> int:
         return 1
     width = sum(hi - lo + 1 for hi, lo in lay.fields[field])
     return SCALED_FIELDS[field] if width <= SCALED_MAX_WIDTH else 1
-SOURCE_FIELDS = ("SRC0", "SRC1", "SRC2", "SSRC0", "SSRC1")
+SOURCE_FIELDS = ("SRC0", "SRC1", "SRC2", "SSRC0", "SSRC1", "SCALE_SRC0", "SCALE_SRC1")
+
+# The scale sources of a scaled matrix instruction (GFX950's VOP3PX2 row: scale_src0, scale_src1) take no entry in
+# op_sel / op_sel_hi / neg_lo / neg_hi, which keep one per matrix source: gfx950_mai.txt:497
+# `v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:17], v[20:23], v24, v25 op_sel_hi:[1,1,0] blgp:2`
+# (OPSEL_HI [60:59] set; no third bit, so llvm-mc prints op_sel_hi even at [0,0,0], mai-gfx950.s:380);
+# gfx1250_asm_wmma_w32.s `v_wmma_scale_f32_16x16x128_f8f6f4 ... neg_lo:[0,0,1]`.
+SCALE_SOURCES = frozenset({"scale_src0", "scale_src1"})
+
+
+def select_entries(row: Row) -> int:
+    """Entries of a row's op_sel / op_sel_hi / neg_lo / neg_hi arrays: one per source, scale sources aside."""
+    return sum(1 for o in row.operands if o.role == "src" and o.name not in SCALE_SOURCES)
 
 # VOPD (rdna3 manual, "VOPD Fields"): one word holds two VALU operations, X and Y. Each half is printed
 # and parsed as a layout of its own whose fields carry the names a VOP2 row's operands look for.
@@ -203,6 +215,12 @@ def _vopd_halves(lay: Layout) -> dict[str, Layout]:
     return out
 MAI_LAYOUT = "VOP3P-MAI"
 MAI_MODIFIERS = frozenset({"cbsz", "abid", "blgp"})
+
+
+def is_mai(lay: Layout) -> bool:
+    """A matrix layout whose ACC / ACC_CD bits turn register fields into AGPRs (VOP3P-MAI; GFX950's VOP3PX2,
+    whose second half is a VOP3P-MAI word)."""
+    return "ACC_CD" in lay.fields
 
 
 def mai_acc(lay: Layout, field: str | None, word: int) -> bool:
@@ -303,21 +321,36 @@ def syntax_rows(docs, families: tuple[str, ...], wave64: bool) -> dict[str, Row]
     return out
 
 
-def _in_printed_order(row: Row, order: dict[str, int]) -> Row:
-    """The row with the modifiers `order` ranks (PRINT_ORDER) sorted among their own places; the others stay."""
-    slots = [i for i, o in enumerate(row.operands) if o.role == "modifier" and o.name in order]
-    ranked = sorted((row.operands[i] for i in slots), key=lambda o: order[o.name])
-    if [row.operands[i] for i in slots] == ranked:
+def _in_printed_order(row: Row, before: dict[str, frozenset[str]]) -> Row:
+    """The row with its modifiers in llvm-mc's printed order (PRINT_ORDER): each after those `before` names for
+    it, otherwise in the row's own order."""
+    import heapq
+
+    slots = [i for i, o in enumerate(row.operands) if o.role == "modifier"]
+    names = [row.operands[i].name for i in slots]
+    waits = {k: {j for j, other in enumerate(names) if other in before.get(names[k], ())} for k in range(len(names))}
+    ready = [k for k, w in waits.items() if not w]
+    heapq.heapify(ready)
+    order: list[int] = []
+    while ready:
+        k = heapq.heappop(ready)
+        order.append(k)
+        for j, w in waits.items():
+            if k in w:
+                w.discard(k)
+                if not w:
+                    heapq.heappush(ready, j)
+    if order == list(range(len(names))) or len(order) != len(names):
         return row
     ops = list(row.operands)
-    for i, o in zip(slots, ranked, strict=True):
-        ops[i] = o
+    for i, k in zip(slots, order, strict=True):
+        ops[i] = row.operands[slots[k]]
     return replace(row, operands=tuple(ops))
 
 
 def row_of(docs, ins, wave64: bool, fam_key: str = "") -> Row:
     """One syntax row (a SyntaxInstruction) as the codec's Row: each operand resolved against its page."""
-    from gpuisa.sources.llvm_syntax_docs import OperandEvidence, operand_page
+    from gpuisa.sources.llvm_syntax_docs import OPERAND_ROLES, OperandEvidence, operand_page
     ops = []
     for o in ins.operands:
         # OPERAND_EVIDENCE / PAGE_ERRATA: the page LLVM's tests follow, the page the row meant
@@ -327,6 +360,8 @@ def row_of(docs, ins, wave64: bool, fam_key: str = "") -> Row:
         dwords = _dwords_of(page.size_bits if page else None, size_text, (o.type_override,) if o.type_override else (),
                             wave64)
         name, optional = o.name, o.optional or (isinstance(fix, OperandEvidence) and fix.implicit)
+        if o.label in OPERAND_ROLES:   # simm16 holding a hwreg (GFX950): read and printed as hwreg(..)
+            name = OPERAND_ROLES[o.label].name
         if o.role == "dst" and accepts and set(accepts) <= {"vcc", "vcc_lo", "exec"}:
             # GFX12's page spells VOPC's implicit destination as `vdst` accepting vcc / exec
             name, optional = ("vcc", False) if "vcc" in accepts else ("exec", True)

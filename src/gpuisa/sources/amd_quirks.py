@@ -235,6 +235,10 @@ class LayoutFix:
     remove: tuple[str, ...] = ()                 # fields that are not in the real layout
     width: int | None = None                     # bits of the whole instruction, extra dwords included
     row_fields: tuple[tuple[str, str, int], ...] = ()   # (name prefix, field, value): per-instruction fixed bits
+    # a format the manual describes only in prose (no field table, no opcode table): the layout is `fields`
+    # alone, and its instructions are these (name, opcode, the LLVM TableGen line giving the opcode), each
+    # added where LLVM's encodings of it agree
+    rows: tuple[tuple[str, int, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +251,9 @@ class OpcodeFix:
     `source` use the `target` encoding; "llvm-only": instructions the arch's manual does not list and
     LLVM encodes on the arch's targets, named by `pattern` in the opcode tables of the sibling arch
     `source`, added with the sibling's encoding and opcode where LLVM's encodings on the arch agree
-    with them (and none disagrees)."""
+    with them (and none disagrees); "llvm-td": the `rows` of instructions no opcode table of the arch lists,
+    each with its opcode from LLVM's TableGen, added where LLVM's encodings on the arch agree (and none
+    disagrees)."""
 
     id: str
     archs: tuple[str, ...]
@@ -259,6 +265,9 @@ class OpcodeFix:
     offset: int = 0
     names: tuple[str, ...] = ()
     pattern: str = ""
+    # kind "llvm-td": (name, encoding, opcode, the LLVM TableGen line giving the opcode) of instructions the
+    # manual gives no row, each added where LLVM's encodings of it on the arch agree and none disagrees
+    rows: tuple[tuple[str, str, int, str], ...] = ()
 
 
 LAYOUT_FIXES: tuple[LayoutFix, ...] = (
@@ -315,6 +324,28 @@ LAYOUT_FIXES: tuple[LayoutFix, ...] = (
                 FieldAt("NEG", ((127, 125),))),
         width=128,
         row_fields=(("V_WMMA_SCALE16_", "SCLOP", 0b1010), ("V_WMMA_SCALE_", "SCLOP", 0b0101))),
+    LayoutFix(
+        "vop3px2-scale-mfma", ("cdna4",), ("VOP3PX2",),
+        "the scaled MFMAs (V_MFMA_SCALE_F32_16X16X128_F8F6F4, _32X32X64_F8F6F4) are described in prose only: a "
+        "4-dword instruction that looks like two back-to-back VOP3Ps, the first with 0xD3AC across ENCODING "
+        "through OP, the second a VOP3P-MAI word with the MFMA's opcode; the load-scale table then prints "
+        "ENCODING as 0xCC35 in [31:16]; no field table, no opcode. LLVM's encodings (VOPInstructions.td:593 "
+        "VOP3PXe) have 0xD3AC at [31:16], the scale sources at [40:32] and [49:41] with OP_SEL [12:11] and "
+        "OP_SEL_HI [60:59], and the VOP3P-MAI fields 64 bits up with ABID fixed to 1 (`abid must be 1 to use a "
+        "scale`); the opcodes are VOP3PInstructions.td's (prose: cdna4/README.md:1952-1956)",
+        (Seen("cdna4", 1960, "ENCODING 0xCC35 in bits [31:16] (load-scale table)"),),
+        fields=(FieldAt("ENCODING", ((31, 16),), 0xD3AC), FieldAt("OPSEL", ((12, 11),)),
+                FieldAt("SCALE_SRC0", ((40, 32),)), FieldAt("SCALE_SRC1", ((49, 41),)), FieldAt("OPSEL_HI", ((60, 59),)),
+                FieldAt("VDST", ((71, 64),)), FieldAt("CBSZ", ((74, 72),)),
+                FieldAt("ABID", ((78, 75),), 1), FieldAt("ACC_CD", ((79, 79),)), FieldAt("OP", ((86, 80),)),
+                FieldAt("ENCODING2", ((95, 87),), 0b110100111), FieldAt("SRC0", ((104, 96),)),
+                FieldAt("SRC1", ((113, 105),)), FieldAt("SRC2", ((122, 114),)), FieldAt("ACC", ((124, 123),)),
+                FieldAt("BLGP", ((127, 125),))),
+        width=128,
+        rows=(("V_MFMA_SCALE_F32_16X16X128_F8F6F4", 0x2D,
+               "llvm-project-23.1.1/llvm/lib/Target/AMDGPU/VOP3PInstructions.td:3119"),
+              ("V_MFMA_SCALE_F32_32X32X64_F8F6F4", 0x2E,
+               "llvm-project-23.1.1/llvm/lib/Target/AMDGPU/VOP3PInstructions.td:3121"))),
     LayoutFix(
         "sopk-simm16", ("vega", "vega7", "rdna3"), ("SOPK",),
         "the SOPK field table lists SDST, OP and ENCODING only, though the format's description names its "
@@ -391,6 +422,14 @@ OPCODE_FIXES: tuple[OpcodeFix, ...] = (
         "manual's opcodes in the arch's own SMEM / DS layouts (gfx10_smem.txt:25 s_atomic_add s5, s[2:3], 0x64: "
         "opcode 130, vega/README.md:2787; gfx10_ds.txt:280 ds_add_src2_f32: opcode 149)",
         source="vega", pattern=r"^(S_(BUFFER_)?(STORE|ATOMIC)_\w+|S_DCACHE_DISCARD(_X2)?|DS_\w+_SRC2_\w+)$"),
+    OpcodeFix(
+        "llvm-td-load-scale", ("cdna4",), "llvm-td",
+        "the load-scale half of the scaled MFMAs is also an instruction of its own, V_MFMA_LD_SCALE_B32, which no "
+        "opcode table lists; the manual puts 0xD3AC across ENCODING through OP, which is VOP3P opcode 0x2C, and "
+        "LLVM encodes it alone so (mai-gfx950.s:174 `v_mfma_ld_scale_b32 v0, 64` = 0xd3ac4000)",
+        (Seen("cdna4", 1956, "0xD3AC across ENCODING through OP"),),
+        rows=(("V_MFMA_LD_SCALE_B32", "VOP3P", 0x2C,
+               "llvm-project-23.1.1/llvm/lib/Target/AMDGPU/VOP3PInstructions.td:3117"),)),
 )
 
 CORRECTIONS: dict[str, LayoutFix | OpcodeFix] = {q.id: q for q in (*LAYOUT_FIXES, *OPCODE_FIXES)}

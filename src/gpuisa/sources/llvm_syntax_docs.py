@@ -986,6 +986,29 @@ OLDER_ROWS: dict[str, OlderRowEvidence] = {
 
 
 @dataclass(frozen=True, slots=True)
+class OperandRole:
+    """An operand page whose rows name the operand by its field (simm16) where LLVM's other pages name what it
+    holds (hwreg), the name the codec reads and prints it by (hwreg(..) syntax)."""
+
+    name: str
+    reason: str
+    source: Provenance   # the page (its label's line)
+    evidence: str        # an LLVM MC check line (file:line), run for the page's target, writing ...
+    example: str         # ... this assembly
+
+
+OPERAND_ROLES: dict[str, OperandRole] = {
+    "amdgpu_synid_gfx950_simm16_de962b": OperandRole(
+        "hwreg",
+        "GFX950's s_getreg_b32 / s_setreg_b32 / s_setreg_imm32_b32 rows name the hardware register operand simm16, "
+        "on a page giving its bits (register id 5:0, offset 10:6, size 15:11); the GFX940 rows name it hwreg "
+        "(AMDGPUAsmGFX940.rst:689) and llvm-mc prints hwreg(..) on gfx950 as on gfx942",
+        Provenance(SOURCE, _GFX950_OPERANDS, 552, "simm16"),
+        f"{_MC}/gfx942_asm_features.s:202", "s_getreg_b32 s1, hwreg(HW_REG_XCC_ID)"),
+}
+
+
+@dataclass(frozen=True, slots=True)
 class PrintOrderEvidence:
     """A page whose rows list modifiers in another order than llvm-mc prints them, where an older page's rows
     list them in the printed order: the codec prints (and the checker reads) the page's modifiers in the order
@@ -1012,25 +1035,30 @@ PRINT_ORDER: dict[str, PrintOrderEvidence] = {
 }
 
 
-def printed_order(docs: SyntaxDocs, family: str) -> dict[str, int] | None:
-    """Rank of each modifier in the order llvm-mc prints a PRINT_ORDER page's rows (None for other pages): the
-    older page's rows merged into one order that keeps each row's own (a topological order of their
-    neighbouring modifiers)."""
-    import graphlib
+def printed_order(docs: SyntaxDocs, family: str) -> dict[str, frozenset[str]] | None:
+    """For a PRINT_ORDER page (None for other pages): each modifier -> the modifiers llvm-mc prints before it
+    where both appear, as the older page's rows order them (transitively: buffer rows give idxen < offen <
+    offset12 < sc0 < nt < sc1 < lds); modifiers no older row orders stay unordered."""
     import itertools
 
     fix = PRINT_ORDER.get(family)
     older = docs.families.get(fix.older) if fix else None
     if older is None:
         return None
-    after: dict[str, set[str]] = {}
+    before: dict[str, set[str]] = {}
     for ins in older.instructions:
         mods = [o.name for o in ins.operands if o.role == "modifier"]
-        for name in mods:
-            after.setdefault(name, set())
         for a, b in itertools.pairwise(mods):
-            after[b].add(a)
-    return {name: i for i, name in enumerate(graphlib.TopologicalSorter(after).static_order())}
+            before.setdefault(b, set()).add(a)
+    changed = True
+    while changed:   # transitive closure (a few dozen modifiers)
+        changed = False
+        for name, earlier in before.items():
+            more = set().union(*(before.get(e, set()) for e in earlier)) - earlier - {name}
+            if more:
+                earlier |= more
+                changed = True
+    return {name: frozenset(earlier) for name, earlier in before.items()}
 
 
 def older_row(docs: SyntaxDocs, row: SyntaxInstruction) -> tuple[SyntaxInstruction, str]:
