@@ -855,7 +855,7 @@ class _Decoder:
             v = bit("OPSEL")
             if (sel := byte_sel_bits(form.base, self.gen)) is not None:
                 v &= ~((1 << sel[0]) | (1 << sel[1]))   # those bits are byte_sel's (syntax.BYTE_SEL)
-            n = select_entries(row) + (form.base in OP_SEL_TIED_SRC2)
+            n = select_entries(row) + (sel is None and form.base in OP_SEL_TIED_SRC2)   # gfx11+: byte_sel's bits
             vals = [(v >> i) & 1 for i in range(n)]
             if not form.encoding.startswith("VOP3P") and op_sel_has_dst(row, form.base, variant):
                 vals.append((v >> 3) & 1)    # VOP3 OPSEL: one bit per source, bit 3 for the destination
