@@ -263,7 +263,7 @@ class _Memo:
         self.classes: dict[tuple, int] = {}   # answers -> class number
         self.of_form: dict[tuple[int, int], int] = {}   # (id(form), id(row)) -> class number
         self.table: dict = {}
-        self.users: list = []  # plans that baked this memo's masks and class (unbaked when they grow)
+        self.users: set = set()   # plans that baked this memo's masks and class (unbaked when they grow)
 
     def key(self, word: int, ext: int, lit: int | None, cls: int) -> int:
         """The table key of a word: the bits read, whether a literal follows, the form's class."""
@@ -523,8 +523,7 @@ class FastRenderer:
     def _bake(self, plan: _Plan, form: Form) -> tuple:
         """Each piece's table lookup, masks and class bits as this form finds them now."""
         def one(memo: _Memo, row) -> tuple:
-            if plan not in memo.users:
-                memo.users.append(plan)
+            memo.users.add(plan)
             return (memo.table.get, memo.mask, memo.emask, memo.lmask,
                     self._class_of(memo, form, row) << CLASS_SHIFT)
 
@@ -535,16 +534,14 @@ class FastRenderer:
 
     def _bake_variant(self, fp: _FormPlan, form: Form) -> tuple:
         memo = fp.variant[0]
-        if fp not in memo.users:
-            memo.users.append(fp)
+        memo.users.add(fp)
         fp.baked = (memo.table.get, memo.mask, self._class_of(memo, form, None) << CLASS_SHIFT)
         return fp.baked
 
     def _bake_half(self, hp: _HalfPlan, form: Form) -> tuple:
         baked = []
         for memo, _p in hp.texts:
-            if hp not in memo.users:
-                memo.users.append(hp)
+            memo.users.add(hp)
             baked.append((memo.table.get, memo.mask, memo.lmask, self._class_of(memo, form, None) << CLASS_SHIFT))
         hp.baked = tuple(baked)
         return hp.baked
