@@ -569,14 +569,18 @@ class _Decoder:
     def _image_modifiers(self, lay: Layout, form: Form, word: int, row: Row) -> list[str]:
         """An image's modifiers in llvm-mc's order, each one whose field the layout has."""
         out = []
-        mods = self._image_mods.get(lay.name)
-        if mods is None:
-            mods = self._image_mods[lay.name] = [op for op in _IMAGE_MODIFIERS if image.field_of(op.name, lay.fields)]
-        for op in mods:
+        for op in self.image_modifier_ops(lay):
             m = self._modifier(op, lay, form, word, "", 0, row)
             if m:
                 out.append(m)
         return out
+
+    def image_modifier_ops(self, lay: Layout) -> list[Operand]:
+        """The image modifiers a layout has fields for, in llvm-mc's order (codec/fastpath.py prints them too)."""
+        mods = self._image_mods.get(lay.name)
+        if mods is None:
+            mods = self._image_mods[lay.name] = [op for op in _IMAGE_MODIFIERS if image.field_of(op.name, lay.fields)]
+        return mods
 
     def _variant(self, lay: Layout, form: Form, word: int) -> tuple[str, bool]:
         """Which syntax row (e32/e64/dpp/sdwa) and whether an extra DPP/SDWA dword follows."""

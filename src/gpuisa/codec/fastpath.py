@@ -53,6 +53,22 @@ _MISS = object()
 _FAIL = object()               # the printer raised: the general decoder prints (or rejects) this word
 
 
+class _ImagePending:
+    """`_Decoder._img` while a piece of an image form is printed for every word of its form: not None, as
+    in render(), and any use of what it holds (vdata dwords, vaddr text) raises, so a piece that reads
+    them goes to the general decoder. The operands that do read them are printed per word (_ImagePlan)."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args):
+        raise TypeError("the image's registers are printed per word")
+
+    __getitem__ = __iter__ = __len__ = __bool__ = __eq__ = __hash__ = __contains__ = _refuse
+
+
+_IMAGE_PENDING = _ImagePending()
+
+
 class _Log:
     """What one printer run read: bits of the word, bits of the extra dword, and the questions it asked
     of its form and row (`_Name`, `_FormView`, `_RowView`) in the order asked."""
@@ -77,17 +93,20 @@ class _Log:
         self.questions[question] = None
 
 
-class _Word(int):
-    """An instruction word that records the bits read from it: `(w >> lo) & mask` records `mask << lo`
-    (tables.get_bits); any other use records every bit, which is always sound, only less shared."""
+class _Word:
+    """An instruction word (or extra dword, or literal) that records the bits read from it:
+    `(w >> lo) & mask` records `mask << lo` (tables.get_bits); any other use records every bit, which is
+    always sound, only less shared. Not an int: C code that would read an int's digits without asking
+    (a list index, %x, hex()) calls __index__ here, which records every bit, or raises TypeError, and
+    the word goes to the general decoder."""
 
-    def __new__(cls, value: int, log: _Log, which: int, shift: int = 0) -> _Word:
-        obj = int.__new__(cls, value)
-        obj._v = value
-        obj._log = log
-        obj._which = which
-        obj._shift = shift
-        return obj
+    __slots__ = ("_log", "_shift", "_v", "_which")
+
+    def __init__(self, value: int, log: _Log, which: int, shift: int = 0) -> None:
+        self._v = value
+        self._log = log
+        self._which = which
+        self._shift = shift
 
     def __rshift__(self, n):
         if type(n) is int and n >= 0:
@@ -100,7 +119,7 @@ class _Word(int):
             self._log.read(self._which, (m << self._shift) & EVERY_BIT)
             return self._v & m
         self._log.read(self._which, EVERY_BIT)
-        return self._v & m
+        return self._v & (m._v if type(m) is _Word else m)
 
     __rand__ = __and__
 
@@ -110,7 +129,13 @@ def _whole_word(name: str):
 
     def use(self, *args):
         self._log.read(self._which, EVERY_BIT)
-        return op(self._v, *args)
+        plain = []
+        for a in args:
+            if type(a) is _Word:
+                a._log.read(a._which, EVERY_BIT)
+                a = a._v
+            plain.append(a)
+        return op(self._v, *plain)
     return use
 
 
@@ -286,6 +311,20 @@ class _Plan:
         self.baked: tuple | None = None   # (get, mask, ext mask, literal mask, class bits) per piece, as _bake
 
 
+class _ImagePlan:
+    """How render() prints an image form: (memo, printer) per operand, memo None for those that print the
+    image's registers (per word), then the image modifiers; `bvh`: only a16 is printed."""
+
+    __slots__ = ("bvh", "mnemonic", "mods", "row", "texts")
+
+    def __init__(self, row, mnemonic: str, texts: list, mods: list, bvh: bool) -> None:
+        self.row = row
+        self.mnemonic = mnemonic
+        self.texts = texts
+        self.mods = mods
+        self.bvh = bvh
+
+
 class _FormPlan:
     """What one form's words share whatever their variant."""
 
@@ -375,6 +414,8 @@ class FastRenderer:
             plan = fp.variants[variant] = self._plan(lay, form, variant)
         if plan is None:
             return None
+        if plan.__class__ is _ImagePlan:
+            return None if extra or literal else self._render_image(lay, form, data, pos, word, plan)
         ext = 0
         if extra:
             if len(data) < pos + size + 4:
@@ -414,6 +455,41 @@ class FastRenderer:
             if get((word & m) | ((ext & e) << EXT_SHIFT) | (((lit_bits & li) << LIT_SHIFT) | has) | c,
                    _MISS) is not None:
                 return self._slow(plan, form, word, ext, lit, size)
+        out = plan.mnemonic
+        if texts:
+            out += " " + ", ".join(texts)
+        if mods:
+            out += " " + " ".join(mods)
+        return out, size
+
+    def _render_image(self, lay: Layout, form: Form, data: bytes, pos: int, word: int,
+                      plan: _ImagePlan) -> tuple[str, int] | None:
+        """An image word as render() prints it: its registers (vdata, vaddr, NSA dwords) per word with the
+        general decoder's own _image and operand printers, everything else remembered."""
+        dec = self.dec
+        dec._lit64, dec._base = False, form.base
+        try:
+            img, size = dec._image(lay, form, data, pos, word)
+            texts = []
+            for memo, printer in plan.texts:
+                if memo is None:
+                    dec._img = img    # a remembered piece printed just now left _IMAGE_PENDING there
+                    t = printer(word)
+                else:
+                    t = self._piece(memo, printer, word, 0, None, form, None)
+                    if t is _FAIL:
+                        return None
+                if t is not None:
+                    texts.append(t)
+        except Exception:    # the general decoder says what is wrong with this word
+            return None
+        mods = []
+        for memo, printer in plan.mods:
+            m = self._piece(memo, printer, word, 0, None, form, plan.row)
+            if m is _FAIL:
+                return None
+            if m and (not plan.bvh or m == "a16"):    # image.BVH_SET_FIELDS: LLVM prints only a16
+                mods.append(m)
         out = plan.mnemonic
         if texts:
             out += " " + ", ".join(texts)
@@ -612,8 +688,8 @@ class FastRenderer:
         from gpuisa.codec.decoder import EXPORT_ENCODINGS
 
         t = self.t
-        if form.encoding in EXPORT_ENCODINGS or form.encoding in image.IMAGE_ENCODINGS or \
-                form.encoding in ("VBUFFER", "VINTERP") or form.base.startswith("tbuffer_") or not form.rows:
+        if form.encoding in EXPORT_ENCODINGS or form.encoding in ("VBUFFER", "VINTERP") or \
+                form.base.startswith("tbuffer_") or not form.rows:
             return None
         lit64 = t.target in LITERAL64_TARGETS and form.encoding in LITERAL64_ENCODINGS   # code 254: syntax.LITERAL64
         sources = []
@@ -643,6 +719,8 @@ class FastRenderer:
             mnemonic = form.base
         is_float = _is_float(mnemonic)
         halves = sixteen_bit_operands(self.t, form, variant)
+        if form.encoding in image.IMAGE_ENCODINGS:
+            return None if k_row else self._image_plan(lay, form, variant, row, mnemonic, is_float, halves)
         key = (lay.name, variant, id(row), is_float, halves, form.encoding)
         pieces = self._pieces.get(key, _MISS)
         if pieces is _MISS:   # forms of one row, layout and variant print with the same pieces
@@ -686,6 +764,37 @@ class FastRenderer:
         if lay.encoding in TIGHT_ENCODINGS and variant in ("", "_e64"):
             tight = (self._memo(("tight", lay.name)), lambda w, e, li, f, r: dec._unused_modifier_bits(lay, w, r))
         return texts, mods, tight
+
+    def _image_plan(self, lay: Layout, form: Form, variant: str, row, mnemonic: str, is_float: bool,
+                    halves: frozenset[str]) -> _ImagePlan | None:
+        """render()'s image path: the row's operands (those holding the image's registers printed per
+        word), then the image modifiers the layout has fields for (not the row's)."""
+        from gpuisa.codec.tables import field_for
+
+        dec = self.dec
+        if any(o.name == "bitop3" for o in row.operands):
+            return None
+        vop3 = form.encoding in VOP3_ENCODINGS or variant.startswith("_e64")
+        texts = []
+        src_index = 0
+        for op in row.operands:
+            if op.role == "modifier":
+                continue
+            half = op.name in halves
+            registers = op.name in ("vaddr", "addr") or field_for(op, lay) == "VDATA"
+
+            def printer(w, e=0, li=None, f=None, r=None, op=op, half=half, i=src_index, pending=not registers):
+                if pending:
+                    dec._img = _IMAGE_PENDING
+                return dec._operand_text(op, lay, w, None, is_float, variant, 0, half, vop3, False, i)
+            memo = None if registers else self._memo(("image text", id(op), lay.name, variant, is_float, half, vop3,
+                                                      src_index))
+            texts.append((memo, printer))
+            if op.role == "src":
+                src_index += 1
+        mods = [(self._memo(("image mod", id(op), lay.name)),
+                 lambda w, e, li, f, r, op=op: dec._modifier(op, lay, f, w, "", 0, r)) for op in dec.image_modifier_ops(lay)]
+        return _ImagePlan(row, mnemonic, texts, mods, image.args_of(form.base).bvh)
 
     def _half_plan(self, form: Form) -> _HalfPlan | None:
         from gpuisa.codec.decoder import K_OPERANDS, _is_float, pair_shows
