@@ -247,8 +247,9 @@ def format_sized(base: str, op: Operand, formats: dict[str, str]) -> Operand:
 
 
 def field_for(op: Operand, lay: Layout) -> str | None:
-    """The layout field an operand of a syntax row is encoded in (None: implicit or a modifier)."""
-    key = (op.name, lay.name, lay.width)
+    """The layout field an operand of a syntax row is encoded in (None: implicit or a modifier). Remembered per
+    layout object: one name can be two layouts (cdna4's VOP3PX2 has SCALE_SRC0, cdna5's SCL_SRC0)."""
+    key = (op.name, id(lay.fields), lay.name, lay.width)
     try:
         return _FIELD_FOR[key]
     except KeyError:
@@ -258,7 +259,7 @@ def field_for(op: Operand, lay: Layout) -> str | None:
     return found
 
 
-_FIELD_FOR: dict[tuple[str, str, int], str | None] = {}
+_FIELD_FOR: dict[tuple[str, int, str, int], str | None] = {}
 
 
 def get_bits(word: int, bits: tuple[tuple[int, int], ...]) -> int:
