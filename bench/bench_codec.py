@@ -97,9 +97,15 @@ def bench_decode(examples: list, target: str, words: int, tmp: Path) -> None:
 
 def bench_fast_path(tables, data: bytes) -> None:
     """CPU seconds of decoding with and without codec/fastpath.py, and how many distinct instructions
-    the fast path printed, declined (by encoding), and how many printer runs it made."""
+    the fast path printed, declined (by encoding), and how many printer runs it made. The corpus this process
+    holds is frozen out of the garbage collector first: its full collections walked that heap and charged
+    the decoder that allocates more (the fast path) for it, which `gpuisa disasm` never holds."""
+    import gc
+
     from gpuisa.codec.decoder import _Decoder
 
+    gc.collect()
+    gc.freeze()
     for fast in (False, True):
         dec = _Decoder(tables, fast=fast)
         tally = _FastTally(dec._fast) if fast else None
@@ -113,6 +119,7 @@ def bench_fast_path(tables, data: bytes) -> None:
             print(f"  with the fast path: cpu {cpu:.2f}s; it printed {tally.printed} distinct instructions and "
                   f"declined {sum(tally.declined.values())} ("
                   f"{', '.join(f'{k} {v}' for k, v in tally.declined.most_common(6))}); {dec._fast.misses} printer runs")
+    gc.unfreeze()
 
 
 class _FastTally:
