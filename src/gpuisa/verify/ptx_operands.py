@@ -12,6 +12,7 @@ PTX file and ptxas's per-line errors tell them apart.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable
@@ -460,12 +461,14 @@ def _dsel(suffix: str) -> str:
     return "b0" if suffix.lower() in ("dsel", "b0") else suffix
 
 
+@functools.lru_cache(maxsize=4096)
 def _coords(mnemonic: str) -> int:
     """Coordinate count of a texture or surface geometry (`.a2d` -> 4), 0 when it names none."""
     m = re.search(r"\.(a?1d|a?2d(?:ms)?|3d|a?cube)\b", mnemonic)
     return GEOMETRY_COORDS.get(m.group(1), 0) if m else 0
 
 
+@functools.lru_cache(maxsize=4096)
 def _dims(mnemonic: str) -> int:
     """Tensor rank of a `.1d` .. `.5d` form (coordinates vectors have that many elements)."""
     m = re.search(r"\.([1-5])d\b", mnemonic)

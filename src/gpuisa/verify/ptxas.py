@@ -161,11 +161,34 @@ def _operand_text(form: PtxForm, instr: PtxInstruction) -> str:
 
 def _make_case(instr: PtxInstruction, form: PtxForm, documented: bool = True) -> _Case:
     fixed = po.fixed_operands(form.name)
-    ops = fixed or po.parse_operands(_operand_text(form, instr))
+    ops = fixed or _syntax_ops(_operand_text(form, instr))
     case = _Case((instr.section, form.form), form, instr, ops,
                  po.first_choices(ops, form.types, form.modifiers, form.name), documented)
     case.variants = [(ops, case.choices), *([] if fixed else _example_variants(instr, form))]
     return case
+
+
+# An instruction's forms share their syntax line and examples: each operand text is parsed once (~15,000 forms read
+# the same few hundred texts; parsing them for every form cost ~4 CPU s). The parsed operands are never changed.
+@functools.lru_cache(maxsize=8192)
+def _syntax_ops(text: str) -> list[po.Op]:
+    return po.parse_operands(text)
+
+
+@functools.lru_cache(maxsize=65536)
+def _split_example(mnemonic: str, names: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    return split_form(mnemonic, names)
+
+
+@functools.lru_cache(maxsize=16384)
+def _example_ops(operands: str, code: str) -> list[po.Op]:
+    return po.example_ops(operands, _statements(code)[0])
+
+
+@functools.lru_cache(maxsize=65536)
+def _example_choices(operands: str, code: str, types: tuple[str, ...], modifiers: tuple[str, ...],
+                     name: str) -> tuple[po.Choice, ...]:
+    return tuple(po.first_choices(_example_ops(operands, code), types, modifiers, name))
 
 
 @functools.lru_cache(maxsize=8192)
@@ -178,27 +201,27 @@ def _statements(code: str) -> tuple[dict[str, str], tuple[tuple[str, str], ...]]
 
 def _example_variants(instr: PtxInstruction, form: PtxForm) -> list[tuple[list[po.Op], list[po.Choice]]]:
     """Operand shapes from the manual's examples of the same instruction, closest forms first."""
-    scored: list[tuple[int, int, str, dict[str, str]]] = []
+    scored: list[tuple[int, int, str, str]] = []
     mods = set(form.modifiers)
     for n, code in enumerate(instr.examples):
-        decls, stmts = _statements(code)
+        _, stmts = _statements(code)
         for mnemonic, operands in stmts:
-            name, emods = split_form(mnemonic, instr.names)
+            name, emods = _split_example(mnemonic, instr.names)
             if name != form.name or not operands:
                 continue
             score = len(mods & set(emods)) * 2 - len(set(emods) - mods) + (100 if mnemonic == form.form else 0)
-            scored.append((score, -n, operands, decls))
+            scored.append((score, -n, operands, code))
     scored.sort(key=lambda x: (x[0], x[1]), reverse=True)
     out: list[tuple[list[po.Op], list[po.Choice]]] = []
     seen: set[str] = set()
-    for _, _, operands, decls in scored:
+    for _, _, operands, code in scored:
         if operands in seen:
             continue
         seen.add(operands)
         if re.search(r"[\w%]\s+[\w%{\[]", re.sub(r"\s*[+-]\s*", "+", operands)):
             continue                            # a manual typo (`ishrdany sptr`): no usable shape
-        ops = po.example_ops(operands, decls)
-        out.append((ops, po.first_choices(ops, form.types, form.modifiers, form.name)))
+        out.append((_example_ops(operands, code),
+                    list(_example_choices(operands, code, form.types, form.modifiers, form.name))))
         if len(out) == 2:
             break
     return out
