@@ -29,6 +29,7 @@ _IMM = re.compile(r"^(n|imm.*|.*-imm|cp-size|count|txcount|tx_count|ncols|cta_ma
 _NUMBER = re.compile(r"^-?(0x[0-9a-fA-F]+|\d+)[Uu]?$")
 
 
+@functools.lru_cache(maxsize=1024)
 def type_class(t: str) -> str:
     """Register class that holds a value of PTX type `t` (.u8 -> b16, .f16x2 -> b32, .f64 -> b64)."""
     t = t.lstrip(".").lower()
@@ -268,7 +269,7 @@ def _vector_data(ops: list[Op], out: list[Choice], modifiers: tuple[str, ...]) -
     after the address for a store) is a vector of that length, not the scalar the syntax names
     (9.7.13.2 sust: "[a, b], c" where .v4 writes c as {r1, r2, r3, r4}); ptxas 13.5 crashes on
     some scalar ones instead of complaining (`sust.p.3d.v2.b32.trap [surf0, {...}], %r4`)."""
-    n = next((int(m[2:]) for m in modifiers if re.fullmatch(r"\.v[248]", m)), 0)
+    n = next((int(m[2:]) for m in modifiers if _VECTOR_MODIFIER.fullmatch(m)), 0)
     if not n or not ops:
         return out
     at = 0 if ops[0].kind != "mem" else 1
@@ -278,12 +279,16 @@ def _vector_data(ops: list[Op], out: list[Choice], modifiers: tuple[str, ...]) -
     return out
 
 
+_VECTOR_MODIFIER = re.compile(r"\.v[248]")
+_MATRIX_SHAPE = re.compile(r"\.m\d+n\d+(k\d+)?")
+
+
 def _by_types(ops: list[Op], types: tuple[str, ...], modifiers: tuple[str, ...]) -> list[Choice]:
     """The generic rule: operand classes from the form's types, by position or the last type."""
     names = [o for o in ops if o.kind in ("name", "vec", "pair") and not o.optional]
     classes = [type_class(t) for t in types] or ["b32"]
     per_position = len(classes) >= 2 and len(names) == len(classes)
-    if any(re.fullmatch(r"\.m\d+n\d+(k\d+)?", m) for m in modifiers):   # matrix fragments pack into b32
+    if any(_MATRIX_SHAPE.fullmatch(m) for m in modifiers):   # matrix fragments pack into b32
         classes = ["b32" if c in ("b8", "b16") else c for c in classes]
     if len(classes) == 2 and len(names) > 2:            # set.dtype.stype d, a, b: d, then the rest
         classes, per_position = [classes[0]] + [classes[1]] * (len(names) - 1), True
@@ -329,8 +334,8 @@ def _initial(op: Op, cls: str) -> Choice:
         return Choice("reg", cls="pred")
     if _IMM.match(low):
         return Choice("imm")
-    for pattern, hinted in _NAME_HINTS:
-        if re.search(pattern, low):
+    for pattern, hinted in _NAME_HINT_PATTERNS:
+        if pattern.search(low):
             return Choice("imm") if hinted == "imm" else Choice("reg", cls=hinted)
     return Choice("reg", cls=cls)
 
@@ -340,6 +345,7 @@ def _initial(op: Op, cls: str) -> Choice:
 _NAME_HINTS = (("^reportvalue$", "b8"),
                ("sel$", "imm"), ("meta", "b32"), ("^idesc", "b32"), ("desc", "b64"), ("cache_policy|^policy", "b64"),
                ("^ctamask", "b16"), ("tensormap", "b64"), ("^state$", "b64"), ("^(size|membermask|txcount)$", "b32"))
+_NAME_HINT_PATTERNS = tuple((re.compile(pattern), hinted) for pattern, hinted in _NAME_HINTS)
 
 
 def alternatives(op: Op, choice: Choice, lengths: tuple[int, ...] = ()) -> list[Choice]:

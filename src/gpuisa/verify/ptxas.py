@@ -31,7 +31,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from gpuisa.model_ptx import PtxErratum, PtxForm, PtxInstruction, PtxManual, PtxVerdict, PtxVerification
@@ -101,11 +101,29 @@ def _even_chunks(items: list[str], size: int) -> list[list[str]]:
     return [items[i * len(items) // n:(i + 1) * len(items) // n] for i in range(n)]
 
 
+def _after_fatal(rest: list[int], before: int) -> list[list[int]]:
+    """The lines after the one where ptxas gave up parsing (a syntax error), to check again: in pieces of
+    `before` (the lines the file held before it; at least 1), as many again, then doubling. Such errors come in
+    runs (a form's candidate rows share their shape: 1,000 in a row), and each piece answers at least its first
+    line, so a run of n costs about n / log2(len(rest)) rounds, not n rounds re-reading the whole rest; a lone
+    error deep in a file leaves the rest in one or two pieces."""
+    out: list[list[int]] = []
+    size = max(1, before)
+    i = 0
+    while i < len(rest):
+        out.append(rest[i:i + size])
+        i += size
+        if len(out) >= 2:
+            size *= 2
+    return out
+
+
 def _vkey(v: str) -> tuple[int, int]:
     a, _, b = v.partition(".")
     return int(a), int(b or 0)
 
 
+@functools.lru_cache(maxsize=1024)
 def _tnum(t: str) -> int:
     return int(re.sub(r"\D", "", t.split("_", 1)[1]))
 
@@ -290,9 +308,32 @@ class _Engine:
         self.versions = tool_versions(runner.tools)
         self.max_version = self.versions[-1]
         self.generic, self.special = tool_targets(runner.tools)
+        self._pool: ThreadPoolExecutor | None = None
+        # rows rendered, per (form, operand list): the searches at other targets ask many of the same rows again
+        # (294,000 renderings of 126,000 rows); each entry keeps its operand list alive, so its id stays its own
+        self._rendered: dict[tuple[str, int, tuple[po.Choice, ...]], tuple[list[po.Op], po.Rendered | None]] = {}
+
+    def render(self, form: str, ops: list[po.Op], row: tuple[po.Choice, ...]) -> po.Rendered | None:
+        """po.render of a candidate row, None where the row does not fit the operands."""
+        key = (form, id(ops), row)
+        known = self._rendered.get(key)
+        if known is None:
+            try:
+                known = ops, po.render(form, ops, list(row))
+            except (IndexError, ValueError):
+                known = ops, None
+            self._rendered[key] = known
+        return known[1]
+
+    def close(self) -> None:
+        self._rendered.clear()
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+        if self.lines is not None:
+            self.lines.close()
 
     def _map(self, jobs: list[tuple[str, str, bool]], stage: str) -> list[Run]:
-        done = 0
         out: list[Run | None] = [None] * len(jobs)
 
         def one(i: int) -> tuple[int, Run]:
@@ -302,12 +343,12 @@ class _Engine:
         # the longest files first (their length is what they cost): a wave of unequal files then ends with short
         # ones on every core, not with one long file running alone
         order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][0]))
-        with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            for i, run in pool.map(one, order):
-                out[i] = run
-                done += 1
-                if self.progress:
-                    self.progress(stage, done, len(jobs))
+        if self._pool is None:      # one pool for the whole run (a new one per batch started ~2,500 threads)
+            self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="gpuisa-ptxas")
+        for done, (i, run) in enumerate(self._pool.map(one, order), 1):
+            out[i] = run
+            if self.progress:
+                self.progress(stage, done, len(jobs))
         return [r for r in out if r is not None]
 
     def check(self, lines: list[str], version: str, target: str, stage: str,
@@ -335,7 +376,7 @@ class _Engine:
                      False) for chunk in chunks]
             runs = self._map(jobs, stage)
             _, offset = _test_file([], version, target, True)
-            again: list[int] = []
+            again: list[list[int]] = []
             split: list[list[int]] = []
             for chunk, run in zip(chunks, runs, strict=True):
                 if run.failed and "crashed" in run.failed and not self.broken(version, target, parse_only, True):
@@ -351,21 +392,24 @@ class _Engine:
                 fatal_at = min((ln for ln in run.fatal_lines if offset < ln <= offset + len(chunk)), default=None)
                 stopped = [h for ln in run.fatal_lines if not offset < ln <= offset + len(chunk)
                            for h in run.messages.get(ln, [])]
+                rest: list[int] = []
                 for pos, k in enumerate(chunk):
                     ln = offset + 1 + pos
                     if stopped:
                         per_line[k] = ["ptxas stopped before this line: " + stopped[0]]
                     elif fatal_at is not None and ln > fatal_at:
-                        again.append(k)
+                        rest.append(k)
                     else:
                         per_line[k] = run.messages.get(ln, [])
+                if fatal_at is not None and rest:
+                    again += _after_fatal(rest, fatal_at - offset - 1)
                 for ln, msgs in run.messages.items():
                     if not offset < ln <= offset + len(chunk):
                         header.extend(msgs)
                 header.extend(run.header_errors)
                 if run.rc != 0 and not any(run.messages.values()) and not run.header_errors:
                     header.append("ptxas failed without a message")
-            chunks = split + _chunks(again, LINES_PER_FILE)     # halves of a crashed file stay apart
+            chunks = split + again                 # halves of a crashed file stay apart
         header = list(dict.fromkeys(header))
         if todo:
             self._headers[setting] = header
@@ -743,8 +787,16 @@ def _group_key(c: _Case, vi: int) -> tuple:
     """Forms that share an operand search: same section, operand shape, types and matrix shape
     (`wmma.mma...row.col...` and `...col.row...` need the same registers)."""
     ops = (c.variants or [(c.ops, c.choices)])[vi][0]
-    shape = tuple(m for m in c.form.modifiers if re.fullmatch(r"\.m\d+n\d+(k\d+)?|\.v\d+|\.x\d+|\.num", m))
-    return (c.key[0], vi, tuple((o.kind, o.text, len(o.elems)) for o in ops), c.form.types, shape)
+    return (c.key[0], vi, tuple((o.kind, o.text, len(o.elems)) for o in ops), c.form.types,
+            _shape_modifiers(c.form.modifiers))
+
+
+@functools.lru_cache(maxsize=16384)
+def _shape_modifiers(modifiers: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(m for m in modifiers if _SHAPE_MODIFIER.fullmatch(m))
+
+
+_SHAPE_MODIFIER = re.compile(r"\.m\d+n\d+(k\d+)?|\.v\d+|\.x\d+|\.num")
 
 
 def _documented_target(c: _Case, engine: _Engine) -> tuple[str, str]:
@@ -772,6 +824,7 @@ def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str,
     if at is None:
         def at(c: _Case) -> tuple[str, str]:
             return _documented_target(c, engine)
+    where: dict[tuple[str, str], tuple[str, str]] = {}     # at(c), asked once per case (for each of its rows)
     pending = [c for c in cases if c.state == "solving"]
     Best = tuple[int, list[po.Choice], list[str]]
     best: dict[tuple[tuple[str, str], int], Best] = {}
@@ -819,14 +872,12 @@ def _solve(cases: list[_Case], engine: _Engine, at: Callable[[_Case], tuple[str,
                     if row_key in seen:
                         continue
                     seen.add(row_key)
-                    try:
-                        r = po.render(c.form.form, ops, row)
-                    except (IndexError, ValueError):
-                        continue
-                    if r.text in seen:
+                    r = engine.render(c.form.form, ops, row_key)
+                    if r is None or r.text in seen:
                         continue
                     seen.add(r.text)
-                    batches.setdefault(at(c), []).append((c, vi, row, r))
+                    setting = where.get(c.key) or where.setdefault(c.key, at(c))
+                    batches.setdefault(setting, []).append((c, vi, row, r))
             for (version, target), batch in sorted(batches.items()):
                 msgs, _ = engine.check([po.block(r) for _, _, _, r in batch], version, target,
                                        f"operands {round_no + 1}", parse_only)
@@ -1378,8 +1429,7 @@ def verify_manual(manual: PtxManual, *, tools: Tools | None = None, progress: Pr
             feature_version=c.feature_version if c.confirmed else None,
             sm=c.sm if c.confirmed else (), message=msg, ptx_line=c.rendered.text if c.rendered else "",
             sass=tuple(sorted(c.sass.items())), documented=c.documented, tool=tools.label)
-    if engine.lines is not None:
-        engine.lines.close()
+    engine.close()
     result.errata = _errata(cases)
     result.undocumented_forms = [c.form for c in cases if not c.documented and c.confirmed]
     result.ptxas_calls = runner.ptxas_calls
@@ -1413,9 +1463,15 @@ def _result_key(tools: Tools, instrs: list[PtxInstruction], sass: tuple[str, ...
     return h.hexdigest()
 
 
+def _fields(record: object) -> dict:
+    """A flat record's fields (strings, numbers and tuples of them) as a dict: what asdict gives it, without
+    asdict's deep copy (~2 CPU s over 15,000 verdicts)."""
+    return {f.name: getattr(record, f.name) for f in fields(record)}   # type: ignore[arg-type]
+
+
 def _dump_result(r: PtxVerification) -> dict:
-    return {"tool": r.tool, "verdicts": [asdict(v) for v in r.verdicts.values()],
-            "errata": [asdict(e) for e in r.errata], "undocumented": [asdict(f) for f in r.undocumented_forms],
+    return {"tool": r.tool, "verdicts": [_fields(v) for v in r.verdicts.values()],
+            "errata": [_fields(e) for e in r.errata], "undocumented": [_fields(f) for f in r.undocumented_forms],
             "skipped_reason": r.skipped_reason, "ptxas_calls": r.ptxas_calls, "cuobjdump_calls": r.cuobjdump_calls,
             "exclusions": [[sec, rule, *answer] for (sec, rule), answer in r.exclusions.items()]}
 
