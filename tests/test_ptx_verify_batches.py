@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gpuisa.verify.ptx_tools import Run, Runner, find_tools
-from gpuisa.verify.ptxas import _Engine, _sass_file, parse_sass
+from gpuisa.verify.ptxas import _Engine, _sass_file, _test_file, parse_sass
 
 TOOLS = find_tools()
 pytestmark = [pytest.mark.tools, pytest.mark.skipif(TOOLS.ptxas is None, reason="ptxas not installed "
@@ -44,6 +44,26 @@ def test_answers_are_kept_per_line_for_the_next_run(tmp_path: Path):
     assert runner.ptxas_calls == 0 and again == [first[1], []]
     other, _ = _Engine(runner, 1, None).check([GOOD], TOP, "sm_100a", "t", parse_only=False)
     assert runner.ptxas_calls == 1 and other == [[]]      # code generation is another question
+
+
+SYNTAX = "{ .reg .b32 %r<3>; add.u32 %r0, , %r2; }"     # ptxas: "Parsing error near ',': syntax error"
+
+
+def test_a_run_of_syntax_errors_costs_few_rounds_and_each_line_gets_its_own_answer(tmp_path: Path):
+    """ptxas stops reading a file at its first syntax error, so every such line needs a run of its own, and a form's
+    candidate rows bring them in runs (up to ~1,000 in a row): the rest of the file is asked again in pieces, not
+    re-read once per error. Each line's answer is still what ptxas says of it alone."""
+    lines = [GOOD] * 30 + [SYNTAX] * 40 + [GOOD] * 30 + [BAD] + [SYNTAX] * 3 + [GOOD] * 10
+    runner = Runner(TOOLS, tmp_path, use_cache=False)
+    premise = runner.compile(_test_file(lines, TOP, "sm_100a", True)[0], "compute_100a")
+    assert len(premise.fatal_lines) == 1 and "syntax error" in " ".join(premise.messages[premise.fatal_lines[0]])
+    rounds: list[int] = []
+    engine = _Engine(runner, 2, lambda stage, done, total: rounds.append(done) if done == total else None)
+    got, _ = engine.check(lines, TOP, "sm_100a", "t")
+    alone = {line: _Engine(runner, 1, None).check([line], TOP, "sm_100a", "t")[0][0] for line in set(lines)}
+    assert got == [alone[line] for line in lines]
+    assert alone[SYNTAX] and alone[BAD] and alone[GOOD] == []
+    assert len(rounds) < 15              # one round per error was 44
 
 
 # ---------------------------------------------------------------- SASS: many kernels per ptxas/cuobjdump run
