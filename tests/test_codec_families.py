@@ -71,6 +71,8 @@ CASES = [
     ("Disassembler/AMDGPU/gfx950.txt", 109, "gfx950", "both"),           # permlane swap e64: OPSEL is bound_ctrl, fi
     ("AMDGPU/gfx942_asm_features.s", 202, "gfx950", "both"),             # GFX950's simm16 holding a hwreg
     ("Disassembler/AMDGPU/gfx942_features.txt", 372, "gfx950", "both"),  # v_cvt_sr_bf8_f32: op_sel of a tied src2
+    ("Disassembler/AMDGPU/gfx950_dasm_vop3.txt", 713, "gfx950", "both"),  # ... v_cvt_scalef32_pk_fp4_bf16's
+    ("AMDGPU/mubuf-gfx950.s", 13, "gfx950", "both"),                     # a buffer load to LDS: no VGPR data
     ("AMDGPU/gfx1150_asm_features.s", 11, "gfx1150", "both"),            # VOP3 DPP src1 an SGPR (gfx115x)
     ("AMDGPU/gfx1250_asm_salu_lit64.s", 63, "gfx1250", "both"),          # 64-bit literal (code 254), SALU
     ("AMDGPU/gfx1250_asm_salu_lit64.s", 66, "gfx1250", "both"),          # lit64(..): hex that reads as 32 bits
@@ -278,3 +280,20 @@ def test_permlane_swap_bound_ctrl_0_sets_the_bit(codec_env):
         assert written.startswith("v_permlane16_swap_b32 v1, v2 ")
         [e] = encode(written, "gfx950")
         assert e.data == data, (written, e.data.hex(" "), data.hex(" "))
+
+
+@pytest.mark.parametrize("line", [26, 1134])
+def test_old_matrix_spellings_on_gfx950_assemble_as_the_listed_instruction(codec_env, line):
+    """GFX950's page lists v_mfma_f32_16x16x32_f16 and v_smfmac_f32_16x16x64_f16 only; LLVM defines them as
+    v_mfma_f32_16x16x32f16 (VOP3PInstructions.td:1324) and aliases v_smfmac_f32_16x16x64f16 (:3161), and assembles
+    the old spelling (the input line two below the check) as the listed instruction (tables.MATRIX_OLD_SPELLING_TARGETS)."""
+    from gpuisa import encode
+    from gpuisa.paths import default_sources
+
+    td = (default_sources() / "llvm-project-23.1.1/llvm/lib/Target/AMDGPU/VOP3PInstructions.td").read_text().splitlines()
+    assert 'MAIInst<"v_mfma_f32_16x16x32f16"' in td[1324 - 1] and '"v_smfmac_f32_16x16x64f16"' in td[3161 - 1]
+    written = (MC / "AMDGPU/mai-gfx950.s").read_text().splitlines()[line + 1]
+    asm, data = llvm_check("AMDGPU/mai-gfx950.s", line)
+    assert written.split()[0] != asm.split()[0] and written.split()[0].replace("_", "") == asm.split()[0].replace("_", "")
+    [e] = encode(written, "gfx950")
+    assert e.data == data

@@ -62,6 +62,7 @@ from gpuisa.codec.tables import (
     sixteen_bit_operands,
     vopd_y_vdst,
 )
+from gpuisa.sources.llvm_syntax_docs import lds_load_optional
 
 
 @dataclass(slots=True)
@@ -639,7 +640,8 @@ class _Decoder:
                 get_bits(word, f["SC0"]) if "SC0" in f else 1
             if not ret:
                 return None
-        elif op.optional and op.role == "dst" and fname in ("VDST", "VDATA") and "LDS" in f and get_bits(word, f["LDS"]):
+        elif (op.optional or lds_load_optional(self._base, op.role)) and op.role == "dst" and fname in ("VDST", "VDATA") \
+                and "LDS" in f and get_bits(word, f["LDS"]):
             return None     # a load to LDS writes no VGPR (gfx9_asm_mubuf.s: buffer_load_dword off, ... lds)
         if fname in ("VADDR", "ADDR") and ("off" in op.accepts or "OFFEN" in f or "SVE" in f):
             if "OFFEN" in f and "IDXEN" in f and not get_bits(word, f["OFFEN"]) and not get_bits(word, f["IDXEN"]):

@@ -70,7 +70,7 @@ from gpuisa.codec.tables import (
     sixteen_bit_operands,
 )
 from gpuisa.errors import GpuisaError
-from gpuisa.sources.llvm_syntax_docs import PACKED_CONVERSION, atomic_return_optional
+from gpuisa.sources.llvm_syntax_docs import PACKED_CONVERSION, atomic_return_optional, lds_load_optional
 
 MAX_LINE = 4096    # longer lines are refused before any parsing (a 10 MB line is one error)
 
@@ -358,6 +358,9 @@ class _Encoder:
             required = [o for o in row_ops if not o.optional]
             if row_ops and atomic_return_optional(form.base, row_ops[0].name) and len(operands) == len(row_ops) - 1:
                 required = row_ops[1:]   # an atomic without return has no vdst (ATOMIC_RETURN_OPTIONAL)
+            elif row_ops and lds_load_optional(form.base, row_ops[0].role) and len(operands) == len(row_ops) - 1 \
+                    and any(t.text.lower() == "lds" for t in mods):
+                required = row_ops[1:]   # a load to LDS has no VGPR data (LDS_LOAD_OPTIONAL)
             if len(operands) == len(required):
                 row_ops = required
             else:

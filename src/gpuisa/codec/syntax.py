@@ -191,9 +191,13 @@ OP_SEL_DPP_BITS = {"bound_ctrl": 1, "fi": 0}
 # VOP3 instructions whose TableGen profile has a third source with modifiers that the syntax row does not show (the
 # destination's old value, tied to vdst): op_sel has an entry for it before the destination's, OPSEL bit 2
 # (VOP3Instructions.td:699-704 VOP3_CVT_SR_F8_F32_Profile: src2_modifiers, VGPR_32:$src2; gfx942_features.txt:372
-# `v_cvt_sr_bf8_f32 v1, v2, v3 op_sel:[0,0,1,1]` sets OPSEL bits 2 and 3). Mnemonic -> its definition.
+# `v_cvt_sr_bf8_f32 v1, v2, v3 op_sel:[0,0,1,1]` sets OPSEL bits 2 and 3; :1296-1300
+# VOP3_CVT_SCALE_FP4_F16BF16_TiedInput_Profile, gfx950_dasm_vop3.txt:713 `v_cvt_scalef32_pk_fp4_bf16 v1, v2, v3
+# op_sel:[0,0,1,1]`). Mnemonic -> its definition.
 _VOP3_TD = "llvm-project-23.1.1/llvm/lib/Target/AMDGPU/VOP3Instructions.td"
-OP_SEL_TIED_SRC2: dict[str, str] = {"v_cvt_sr_fp8_f32": f"{_VOP3_TD}:829", "v_cvt_sr_bf8_f32": f"{_VOP3_TD}:830"}
+OP_SEL_TIED_SRC2: dict[str, str] = {"v_cvt_sr_fp8_f32": f"{_VOP3_TD}:829", "v_cvt_sr_bf8_f32": f"{_VOP3_TD}:830",
+                                    "v_cvt_scalef32_pk_fp4_f16": f"{_VOP3_TD}:1437",
+                                    "v_cvt_scalef32_pk_fp4_bf16": f"{_VOP3_TD}:1438"}
 # v_bitop3_b16 / v_bitop3_b32: the 8-bit truth table `bitop3:N` overloads the VOP3 modifier fields,
 # TTBL = {OMOD[1:0], ABS[2:0], NEG[2:0]} (cdna4 manual, V_BITOP3_B16 pseudocode and notes: README.md:14418, 14433):
 # (field, bit of the table its lowest bit holds)

@@ -852,7 +852,7 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
     by_mask = sorted(groups.items(), key=lambda kv: -bin(kv[0]).count("1"))
     for alias, forms in aliases.items():
         by_mnemonic.setdefault(alias, forms)
-    for alias, forms in _matrix_spellings(rows, own, by_mnemonic).items():
+    for alias, forms in _matrix_spellings(rows, own, by_mnemonic, target in MATRIX_OLD_SPELLING_TARGETS).items():
         by_mnemonic.setdefault(alias, forms)
     pair_layouts = tuple(sorted((lay.name for lay in layouts.values() if lay.pairs.get("X") and lay.pairs.get("Y")),
                                 key=lambda n: is_vopd3(layouts[n])))
@@ -872,6 +872,13 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
 # `v_mfma_f32_16x16x4bf16 ... blgp:5` -> v_mfma_f32_16x16x4_4b_bf16). The old spelling is the new one without its
 # block count, the underscores after the shape and the `_1k`: a spelling stands for the one instruction of the
 # target whose name reads so, with the same operand widths.
+# GFX950's page lists only the new spellings of its new matrix instructions, but LLVM defines them under the old
+# one (VOP3PInstructions.td:1324 MAIInst<"v_mfma_f32_16x16x32f16"> printed as v_mfma_f32_16x16x32_f16 by
+# VOP3P_Real_MFMA_gfx950 at :3110; the sparse ones' aliases, :3161 VOP3P_Real_SMFMAC <0x5a,
+# "v_smfmac_f32_16x16x64f16">), and assembles it (mai-gfx950.s:28 `v_mfma_f32_16x16x32f16`, :1136
+# `v_smfmac_f32_16x16x64f16`): there the old spelling of a listed matrix instruction is taken as well, where it
+# names one instruction.
+MATRIX_OLD_SPELLING_TARGETS = frozenset({"gfx950"})
 _BLOCKS = re.compile(r"_\d+b_")
 _AFTER_SHAPE = re.compile(r"^(v_s?mfmac?_[a-z0-9]+_\d+x\d+x\d+)_?(.*)$")
 
@@ -928,8 +935,9 @@ def _add_ruled_rows(matcher, base: str, encoding: str, rows: dict[str, Row], pro
 
 
 def _matrix_spellings(rows: dict[str, Row], own: frozenset[str], by_mnemonic: dict[str, list[tuple[Form, str]]],
-                      ) -> dict[str, list[tuple[Form, str]]]:
-    """Old matrix spellings a target's own page lists beside the renamed instruction -> that instruction's forms."""
+                      old_of_listed: bool = False) -> dict[str, list[tuple[Form, str]]]:
+    """Old matrix spellings a target's own page lists beside the renamed instruction -> that instruction's forms;
+    with `old_of_listed` (MATRIX_OLD_SPELLING_TARGETS), the old spelling of each listed one too."""
     by_stem: dict[str, list[tuple[Form, str]]] = {}
     for mnemonic, forms in by_mnemonic.items():
         if mnemonic.startswith(("v_mfma_", "v_smfmac_")):
@@ -943,6 +951,11 @@ def _matrix_spellings(rows: dict[str, Row], own: frozenset[str], by_mnemonic: di
                  if [o.dwords for o in f.rows[v].operands if o.role != "modifier"] == widths]
         if len({id(f) for f, _ in forms}) == 1:
             out[mnemonic] = forms
+    if old_of_listed:
+        for stem, forms in by_stem.items():
+            if stem not in by_mnemonic and stem not in out and len({id(f) for f, _ in forms}) == 1 and any(
+                    f.base in own for f, _ in forms):
+                out[stem] = forms
     return out
 
 

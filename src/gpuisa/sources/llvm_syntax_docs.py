@@ -1082,6 +1082,20 @@ ATOMIC_RETURN_OPTIONAL = (Provenance(SOURCE, _GFX11_PAGE, 225, "flat_atomic_add_
                           "flat_atomic_add_f32 v[0:1], v2 offset:-64")
 
 
+# A buffer load given `lds` writes LDS, not VGPRs, and is written without its VGPR operand: GFX9's row of
+# buffer_load_dword tags vdst :opt, "used if and only if lds is omitted" (AMDGPUAsmGFX9.rst:486, gfx9_opt_0d447d.rst:13);
+# GFX950's rows list vdata untagged, and gfx950 adds lds to the dwordx3 / dwordx4 loads (mubuf-gfx950.s:13
+# `buffer_load_dwordx3 off, s[8:11], s3 lds`, no VGPR written).
+LDS_LOAD_OPTIONAL = (Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX9.rst", 486, "buffer_load_dword"),
+                     f"{_MC}/mubuf-gfx950.s:13", "buffer_load_dwordx3 off, s[8:11], s3 lds")
+
+
+def lds_load_optional(mnemonic: str, first_role: str) -> bool:
+    """Whether a row's first operand is a buffer load's VGPR data, which the `lds` form leaves out
+    (LDS_LOAD_OPTIONAL): one answer for the printer and the assembler."""
+    return mnemonic.startswith("buffer_load_") and first_role == "dst"
+
+
 def atomic_return_optional(mnemonic: str, first_operand: str) -> bool:
     """Whether a row's first operand is an atomic's returned value, which the no-return form leaves out
     (ATOMIC_RETURN_OPTIONAL): one answer for the checker and the assembler."""
