@@ -28,8 +28,9 @@ from gpuisa.codec.syntax import generation
 from gpuisa.codec.tables import tables_for
 from gpuisa.model_llvm import McExample
 
-# The gfx9 / gfx10 / gfx11 / gfx12 / gfx1250 targets the issue measures (one per LLVM syntax page).
-DEFAULT_TARGETS = ("gfx900", "gfx90a", "gfx942", "gfx1010", "gfx1030", "gfx1100", "gfx1200", "gfx1250")
+# The gfx9 / gfx10 / gfx11 / gfx12 / gfx1250 targets the issue measures (one per LLVM syntax page; gfx950 for
+# GFX950's page and the cdna4 manual).
+DEFAULT_TARGETS = ("gfx900", "gfx90a", "gfx942", "gfx950", "gfx1010", "gfx1030", "gfx1100", "gfx1200", "gfx1250")
 SAMPLES = 5
 _SPACES = re.compile(r"\s+")
 _COMMA = re.compile(r"\s*,\s*")
