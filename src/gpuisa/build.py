@@ -54,7 +54,7 @@ from gpuisa.stopping import raise_if_stopped
 from gpuisa.verify.llvm_mc import INSTALL_HINT, LlvmMcMissing, find_llvm_mc, verify_support
 from gpuisa.verify.ptx_tools import WHEELS_HINT, find_tools
 from gpuisa.verify.ptxas import verify_manual
-from gpuisa.workers import process_pool
+from gpuisa.workers import lower_new_pools, process_pool
 
 Progress = Callable[[str, int, int], None]   # (stage, done, total)
 
@@ -246,17 +246,22 @@ def start_docs(b: Build) -> None:
     build leaves idle, and the build takes its result only when it writes the PTX tables (write)."""
     docs = _docs_readers(b)
     if b.jobs > 1 and docs:
-        for what, read in docs.items():
+        for what, read in sorted(docs.items(), key=lambda item: item[0] != "ptx"):   # the PTX side first
             if what == "ptx" and b.verify and "ptxas" in b.tools:
                 relay = _ProgressRelay(b.progress)
                 pool = b.exits.enter_context(process_pool(1, _aside_init, (relay.queue,)))
                 b.exits.callback(relay.stop)
                 b.docs[what] = pool.submit(_read_ptx_and_verify_aside, b.sources, b.jobs)
                 b.ptx_aside = pool.submit(_ptx_verified_aside)   # the same (only) worker: after the reading
+                lower_new_pools(BESIDE_PTX_NICE)   # the build's other pools wait for it anyway: it goes first
+                b.exits.callback(lower_new_pools, 0)
             else:
                 b.docs[what] = b.exits.enter_context(process_pool(1)).submit(read, b.sources)
     else:
         b.docs = {what: _done(read(b.sources)) for what, read in docs.items()}
+
+
+BESIDE_PTX_NICE = 5   # niceness of the build's own worker pools while the PTX verification runs beside them
 
 
 def _done(value: object) -> Future:

@@ -51,9 +51,22 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)   # the parent died before the death signal was armed
 
 
-def _start_worker(parent: int, initializer: Callable[..., Any] | None, initargs: tuple) -> None:
+_NICE = [0]   # niceness the workers of pools started from now on add to their own (lower_new_pools)
+
+
+def lower_new_pools(nice: int) -> None:
+    """Run the workers of pools started from now on at `nice` more than this process (0: as this process): a build
+    whose critical path runs in a pool started earlier (the PTX verification) lets it have the CPU first, while the
+    work that has time to spare (reading the AMD manuals, the LLVM tests, the syntax pages) takes what is left."""
+    _NICE[0] = nice
+
+
+def _start_worker(parent: int, initializer: Callable[..., Any] | None, initargs: tuple, nice: int = 0) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if nice:
+        with contextlib.suppress(OSError):
+            os.nice(nice)
     _die_with_parent(parent)
     if initializer is not None:
         initializer(*initargs)
@@ -70,7 +83,8 @@ class _Pool(ProcessPoolExecutor):
 def process_pool(workers: int, initializer: Callable[..., Any] | None = None,
                  initargs: tuple = ()) -> Iterator[ProcessPoolExecutor]:
     """A ProcessPoolExecutor for one `with` block (see the module doc for what it guarantees)."""
-    pool = _Pool(max_workers=workers, initializer=_start_worker, initargs=(os.getpid(), initializer, initargs))
+    pool = _Pool(max_workers=workers, initializer=_start_worker,
+                 initargs=(os.getpid(), initializer, initargs, _NICE[0]))
     try:
         yield pool
     except BaseException:
