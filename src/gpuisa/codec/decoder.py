@@ -25,6 +25,7 @@ from gpuisa.codec.syntax import (
     LITERAL64_ENCODINGS,
     LITERAL64_K,
     LITERAL64_TARGETS,
+    MATRIX_REUSE,
     MATRIX_SRC2_HI_CLEAR,
     NULL_CODE,
     OMOD,
@@ -802,8 +803,12 @@ class _Decoder:
             return f"{name}:{bit(ALWAYS_PRINTED[name])}"
         if name == "clamp" and "CLMP" in f:
             return "clamp" if bit("CLMP") else None
+        if name in MATRIX_REUSE:   # gfx1250's reuse hints (syntax.MATRIX_REUSE)
+            field, at = MATRIX_REUSE[name]
+            return name if (bit(field) >> at) & 1 else None
         if name == "index_key" and "OPSEL" in f:    # SWMMAC: which index of the key VGPR (tables.MATRIX_MODIFIERS)
-            return f"index_key:{bit('OPSEL')}" if bit("OPSEL") else None
+            v = bit("OPSEL") & ~self._reuse_mask(row, "OPSEL")
+            return f"index_key:{v}" if v else None
         if name == "scale_sel" and "OPSEL" in f:
             # gfx1250's packed scaled conversions: the scale byte is OPSEL (PACKED_CONVERSION; gfx1250_asm_vop3.s
             # `v_cvt_scale_pk8_f16_fp8 ... scale_sel:5` sets [14:11] = 5, `scale_sel:8` = 8)
@@ -861,13 +866,14 @@ class _Decoder:
             v = bit("OPSEL")
             if (sel := byte_sel_bits(form.base, self.gen)) is not None:
                 v &= ~((1 << sel[0]) | (1 << sel[1]))   # those bits are byte_sel's (syntax.BYTE_SEL)
+            v &= ~self._reuse_mask(row, "OPSEL")
             n = select_entries(row) + (sel is None and form.base in OP_SEL_TIED_SRC2)   # gfx11+: byte_sel's bits
             vals = [(v >> i) & 1 for i in range(n)]
             if not form.encoding.startswith("VOP3P") and op_sel_has_dst(row, form.base, variant):
                 vals.append((v >> 3) & 1)    # VOP3 OPSEL: one bit per source, bit 3 for the destination
             return f"op_sel:[{','.join(map(str, vals))}]" if any(vals) else None
         if name in ("op_sel_hi", "m_op_sel_hi") and "OPSEL_HI" in f:
-            hi = bit("OPSEL_HI") | (bit("OPSEL_HI2") << 2)
+            hi = bit("OPSEL_HI") | ((bit("OPSEL_HI2") & ~self._reuse_mask(row, "OPSEL_HI2")) << 2)
             n = select_entries(row)
             vals = [(hi >> i) & 1 for i in range(n)]
             default = 0 if name == "m_op_sel_hi" else 1    # AMDGPUModifierSyntax.rst:2074 / :1917
@@ -885,6 +891,12 @@ class _Decoder:
             return f"{name}:[{','.join(map(str, vals))}]" if any(vals) else None
         return None
 
+
+    @staticmethod
+    def _reuse_mask(row: Row, field: str) -> int:
+        """The bits of `field` a row's reuse hints hold (syntax.MATRIX_REUSE), 0 where it lists none."""
+        return sum(1 << at for o in row.operands if o.name in MATRIX_REUSE and MATRIX_REUSE[o.name][0] == field
+                   for at in (MATRIX_REUSE[o.name][1],))
 
     def _smem(self, lay: Layout, word: int) -> tuple[str | None, str | None]:
         """SMEM soffset operand text and offset modifier text (see SMEM_OFFSET_RULES in syntax.py)."""

@@ -36,6 +36,7 @@ from gpuisa.codec.syntax import (
     LITERAL64_ENCODINGS,
     LITERAL64_K,
     LITERAL64_TARGETS,
+    MATRIX_REUSE,
     MATRIX_SRC2_HI_CLEAR,
     NULL_CODE,
     OMOD,
@@ -1045,6 +1046,12 @@ class _Encoder:
             set_field(ALWAYS_PRINTED[name], num(value))
         elif name == "clamp" and not value and "CLMP" in f:
             set_field("CLMP", 1)
+        elif name in MATRIX_REUSE and not value:   # gfx1250's reuse hints (syntax.MATRIX_REUSE)
+            need(name)
+            field, at = MATRIX_REUSE[name]
+            if field not in f:
+                raise _Attempt(m.col, f"modifier {name} has no field in {lay.name}")
+            st.word |= put_bits(f[field], 1 << at)
         elif name == "byte_sel" and value and "OPSEL" in f and (sel := byte_sel_bits(form.base, self.gen)) is not None:
             need("byte_sel")
             v = num(value)

@@ -216,6 +216,14 @@ BYTE_SEL: tuple[tuple[re.Pattern[str], tuple[int, int], str], ...] = (
 )
 
 
+# gfx1250's WMMA / SWMMAC reuse hints (cdna5 manual, VOP3P OPSEL table, lines 3473-3475: OPSEL[2:0] = {RA, 0, 0},
+# OPSEL_HI[2:0] = {RB, 0, 0}; the catalog's VOP3P layout holds OPSEL_HI[2] as OPSEL_HI2 [14]): modifier -> (field,
+# bit). Those bits are neither op_sel's, op_sel_hi's nor index_key's (gfx1250_asm_wmma_w32.s:33 `v_wmma_f32_16x16x4_f32
+# ... matrix_a_reuse` sets [13]; :38 `matrix_b_reuse` sets [14]).
+MATRIX_REUSE: dict[str, tuple[str, int]] = {"matrix_a_reuse": ("OPSEL", 2), "matrix_b_reuse": ("OPSEL_HI2", 0)}
+MATRIX_REUSE_SOURCE = "amd-isa-manuals/cdna5/README.md:3473"
+
+
 def byte_sel_bits(base: str, gen: int) -> tuple[int, int] | None:
     """The OPSEL bits (for byte_sel's bit 1, bit 0) of a gfx11+ fp8 conversion's byte select (BYTE_SEL); None."""
     if gen < 11:

@@ -241,6 +241,13 @@ OPERAND_EVIDENCE: dict[str, OperandEvidence] = {
         "is widened by uimm20, as GFX11's s_buffer_load soffset page lists it (gfx11_soffset_0f304c.rst)",
         Provenance(SOURCE, _GFX12_OPERANDS, 725, "amdgpu_synid_gfx12_soffset_1764b4"),
         f"{_MC}/gfx12_asm_smem.s:157", "s_buffer_load_b32 s5, s[4:7], 0x0", adds=("uimm20",)),
+    "amdgpu_synid_gfx12_ssrc0_1a9ca5": OperandEvidence(
+        {"SOP1": "amdgpu_synid_gfx12_ssrc0_1a9ca5"},
+        "GFX12's s_barrier_signal / s_barrier_signal_isfirst link the barrier to a page listing m0 only; LLVM also "
+        "defines them on an immediate barrier id (SOPInstructions.td:530 S_BARRIER_SIGNAL_IMM, `ins SplitBarrier:$src0`), "
+        "which the tests write as an inline constant: the page is widened by iconst",
+        Provenance(SOURCE, _GFX12_OPERANDS, 1031, "amdgpu_synid_gfx12_ssrc0_1a9ca5"),
+        f"{_MC}/gfx12_asm_sop1.s:715", "s_barrier_signal -1", adds=("iconst",)),
     "amdgpu_synid_gfx908_vsrc_036abe": OperandEvidence(
         {"VOP3P": "amdgpu_synid_gfx908_vsrc_036abe"},
         "GFX908's MFMA rows link srcC (vsrc2) to a page accepting AGPRs only; LLVM's gfx908 tests write integer "
@@ -391,6 +398,15 @@ SAME_SHAPE_GFX1250: dict[str, tuple[str, int]] = {
     "s_wait_xcnt": ("s_wait_loadcnt", 6070), "s_wait_asynccnt": ("s_wait_loadcnt", 6078),
     "s_wait_tensorcnt": ("s_wait_loadcnt", 6079), "s_monitor_sleep": ("s_sleep", 6058),
     "s_set_vgpr_msb": ("s_setprio", 6060), "s_setprio_inc_wg": ("s_setprio", 6067),
+    # named barriers and the cycle counter (SOP1, SOPP): one scalar source (the barrier: an inline constant or M0:
+    # gfx12_asm_sop1.s `s_barrier_init -1`, `s_barrier_join m0`), a destination and a source (gfx1250_asm_sop1.s
+    # `s_get_barrier_state s3, m0`), no operand (gfx12_asm_sopp.s `s_barrier_leave`)
+    "s_barrier_init": ("s_barrier_signal", 5973), "s_barrier_join": ("s_barrier_signal", 5974),
+    "s_wakeup_barrier": ("s_barrier_signal", 5976), "s_get_barrier_state": ("s_mov_b32", 5972),
+    "s_barrier_leave": ("s_wakeup", 6069),
+    # the returning barrier arrive: a 64-bit result, an LDS address and 64-bit data (gfx1250_asm_ds.s
+    # `ds_atomic_barrier_arrive_rtn_b64 v[2:3], v2, v[4:5]`), as the 64-bit returning atomics
+    "ds_atomic_barrier_arrive_rtn_b64": ("ds_add_rtn_u64", 7061),
 }
 _TD = "llvm-project-23.1.1/llvm/lib/Target/AMDGPU"
 # gfx1250 / gfx1251 64-bit instructions no page lists whose operands are the 32-bit twin's with every VGPR operand twice
