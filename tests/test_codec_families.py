@@ -91,6 +91,10 @@ CASES = [
     ("AMDGPU/gfx1250_asm_vop3-fake16.s", 606, "gfx1250", "both"),        # byte_sel in OPSEL[3:2], op_sel src0
     ("AMDGPU/gfx12_asm_vop3_from_vop1-fake16.s", 539, "gfx1200", "both"),  # byte_sel in OPSEL[0] / [1]
     ("AMDGPU/gfx1250_asm_vop3_from_vop1-fake16.s", 4220, "gfx1250", "both"),  # ... op_sel's dst entry beside it
+    ("AMDGPU/gfx1250_asm_vopd3.s", 1558, "gfx1250", "both"),            # VOPD3 Y bitop2: truth table in VSRCY2
+    ("Disassembler/AMDGPU/gfx1250_dasm_wmma_w32.txt", 23, "gfx1250", "both"),  # matrix_a_reuse: OPSEL[2]
+    ("Disassembler/AMDGPU/gfx1250_dasm_wmma_w32.txt", 26, "gfx1250", "both"),  # matrix_b_reuse: OPSEL_HI[2]
+    ("AMDGPU/gfx12_asm_sop1.s", 715, "gfx1250", "both"),                 # a barrier id as an inline constant
 ]
 
 

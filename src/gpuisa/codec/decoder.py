@@ -17,6 +17,7 @@ from gpuisa.codec.syntax import (
     ALWAYS_PRINTED,
     ATTR_CHANNELS,
     BITOP3_FIELDS,
+    BITOP3_VOPD3_FIELD,
     DPP8,
     DPP8FI,
     DPP16,
@@ -486,13 +487,16 @@ class _Decoder:
             self._img, self._lit64, self._base = None, False, form.base   # not the previous instruction's
             shown = []
             src_index = 0
-            for op in form.rows[""].operands:
+            row = form.rows[""]
+            for op in row.operands:
                 if pair_shows(op):
                     text = self._pair_operand_text(op, hl, wide, literal, is_float, src_index)
                     if text is not None:
                         shown.append(text)
                 src_index += op.role == "src"
-            texts.append(form.base + (" " + ", ".join(shown) if shown else ""))
+            # a half's only modifier: v_dual_bitop2_b32's truth table (syntax.BITOP3_VOPD3_FIELD)
+            mods = [m for op in row.operands if op.name == "bitop3" and (m := self._modifier(op, hl, form, wide, "", 0, row))]
+            texts.append(form.base + (" " + ", ".join(shown) if shown else "") + "".join(" " + m for m in mods))
         return " :: ".join(texts), size
 
     def _pair_operand_text(self, op: Operand, hl: Layout, wide: int, literal: int | None, is_float: bool,
@@ -795,7 +799,8 @@ class _Decoder:
         if name == "omod":
             return OMOD.get(bit("OMOD"))
         if name == "bitop3":   # the truth table over OMOD, ABS and NEG (BITOP3_FIELDS); llvm-mc prints 0..9 decimal
-            v = sum(bit(field) << shift for field, shift in BITOP3_FIELDS)
+            v = bit(BITOP3_VOPD3_FIELD) if lay.encoding.startswith("VOPD3") else \
+                sum(bit(field) << shift for field, shift in BITOP3_FIELDS)
             return (f"bitop3:{v}" if v < 10 else f"bitop3:0x{v:x}") if v else None
         if name in ALWAYS_PRINTED and ALWAYS_PRINTED[name] in f:
             if name == "wait_vdst" and any(o.name == "wait_va_vdst" for o in row.operands):

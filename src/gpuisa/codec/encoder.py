@@ -28,6 +28,7 @@ from gpuisa.codec.syntax import (
     ALWAYS_PRINTED,
     ATTR_CHANNELS,
     BITOP3_FIELDS,
+    BITOP3_VOPD3_FIELD,
     DPP8,
     DPP8FI,
     DPP16,
@@ -1040,6 +1041,9 @@ class _Encoder:
             v = num(value)
             if not 0 <= v <= 0xFF:
                 raise _Attempt(m.col, f"{m.text}: the truth table is 8 bits (0..255)")
+            if lay.encoding.startswith("VOPD3"):   # the half's third-source field (syntax.BITOP3_VOPD3_FIELD)
+                set_field(BITOP3_VOPD3_FIELD, v)
+                return
             for field, shift in BITOP3_FIELDS:
                 set_field(field, (v >> shift) & ((1 << _width(lay, field)) - 1))
         elif name in ALWAYS_PRINTED and value and ALWAYS_PRINTED[name] in f:

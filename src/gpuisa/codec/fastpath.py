@@ -802,6 +802,8 @@ class FastRenderer:
         row = form.rows.get("")
         if row is None:
             return None
+        if any(o.name == "bitop3" for o in row.operands):
+            return None    # v_dual_bitop2_b32 prints its truth table after the operands: the general decoder
         dec = self.dec
         hl = self.t.layouts[form.layout]
         is_float = _is_float(form.base)

@@ -65,6 +65,8 @@ from gpuisa.sources.llvm_syntax_docs import (
     SCALED_MATRIX_ROW,
     UNNAMED_TARGETS,
     VOPD3_SOURCES,
+    VOPD_BITOP,
+    VOPD_BITOP_ROW,
     WIDE_TWIN,
     atomic_return_optional,
     derived_bits,
@@ -447,6 +449,15 @@ class RowMatcher:
     def _derived_vopd(self, mnemonic: str) -> list[tuple[str, Row]]:
         """A VOPD / VOPD3 half no page lists (gfx1250's new opcodes: v_dual_max_i32, v_dual_fma_f32): the
         instruction's own VOP2 / VOP3 row, its register operands in order, sources taking neg (VOPD3)."""
+        if mnemonic in VOPD_BITOP and self.serves & set(ROW_EVIDENCE[VOPD_BITOP_ROW].families):
+            # the VOPD form of a three-source bitop: its row without the last source, the truth table kept
+            row = self.rows.get(VOPD_BITOP[mnemonic]) or self.fallback.get(VOPD_BITOP[mnemonic])
+            if row is None:
+                return []
+            regs = [o for o in row.operands if o.role != "modifier"]
+            ops = tuple(replace(o, modifiers=False) for o in regs[:-1]) + tuple(
+                o for o in row.operands if o.name == "bitop3")
+            return [(VOPD_BITOP_ROW, Row(mnemonic, f"VOPD half (derived from the {row.section} row)", ops, row.source))]
         rule = "vopd3 x half of a vopdy opcode" if mnemonic + "~vopdy" in self.rows else "vopd half from the plain row"
         if not self.serves & set(ROW_EVIDENCE[rule].families):
             return []

@@ -202,6 +202,10 @@ OP_SEL_TIED_SRC2: dict[str, str] = {"v_cvt_sr_fp8_f32": f"{_VOP3_TD}:829", "v_cv
 # TTBL = {OMOD[1:0], ABS[2:0], NEG[2:0]} (cdna4 manual, V_BITOP3_B16 pseudocode and notes: README.md:14418, 14433):
 # (field, bit of the table its lowest bit holds)
 BITOP3_FIELDS = (("NEG", 0), ("ABS", 3), ("OMOD", 6))
+# ... and in a VOPD3 half (v_dual_bitop2_b32, the Y half only) the whole table sits in the half's third-source field,
+# VSRCY2 [87:80] (VOPDInstructions.td:89 `Inst{87-80} = !if(... "bitop" ...), bitop3, ...)`; gfx1250_asm_vopd3.s:1558
+# `... :: v_dual_bitop2_b32 v7, v1, v3 bitop3:1` has byte 10 = 0x01)
+BITOP3_VOPD3_FIELD = "VSRC2"
 # byte_sel:N of the gfx11+ fp8 / bf8 conversions: the byte of the packed operand, held in OPSEL bits that LLVM's
 # TableGen places by profile (VOPInstructions.td:928-935): a source byte select (HasFP8SrcByteSel,
 # VOP1Instructions.td:753) in OPSEL[0] (byte_sel bit 1) and OPSEL[1] (bit 0), "bit order intentionally reversed"

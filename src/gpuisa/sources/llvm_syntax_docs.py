@@ -745,6 +745,15 @@ ROW_EVIDENCE: dict[str, RowEvidence] = {
         "(RENAMED_IN_GFX12): the old name takes the GFX12 row",
         Provenance(SOURCE, _GFX12_PAGE, 211, "s_min_num_f32"),
         f"{_MC}/gfx1150_asm_salu_float.s:835", "s_min_f32 s5, s1, s2"),
+    "vopd3 bitop2 from the bitop3 row": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "gfx1250's VOPD3 Y opcode 18 is V_DUAL_BITOP2_B32 (cdna5 manual OP3Y table, line 3201), LLVM's VOPD form of "
+        "v_bitop3_b32 (VOP3Instructions.td:1653-1655 `VOP3Inst_VOPD <\"v_bitop3_b32\", ..., 0x12, \"v_bitop2_b32\">`) "
+        "with two sources and its truth table in VSRCY2's bits (VOPDInstructions.td:89 `Inst{87-80} = ... bitop3`); no "
+        "page lists it: it takes v_bitop3_b32's row without src2, bitop3 its only modifier (VOPD_BITOP)",
+        Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX950.rst", 1194, "v_bitop3_b32"),
+        f"{_MC}/gfx1250_asm_vopd3.s:1558", "v_dual_cndmask_b32 v255, v4, v2, vcc_lo :: v_dual_bitop2_b32 v7, v1, v3 "
+        "bitop3:1"),
     "load-scale half of the scale mfma row": RowEvidence(
         ("GFX950",),
         "no page lists v_mfma_ld_scale_b32, the first two dwords of GFX950's scale MFMA (VOP3PX2); LLVM's tests "
@@ -1119,6 +1128,10 @@ def atomic_return_optional(mnemonic: str, first_operand: str) -> bool:
 
 
 BF16_TWIN = "bf16 twin of the f16 row"
+VOPD_BITOP_ROW = "vopd3 bitop2 from the bitop3 row"
+# VOPD halves no page lists whose row is another instruction's with its last source dropped: the half -> the
+# instruction (ROW_EVIDENCE "vopd3 bitop2 from the bitop3 row")
+VOPD_BITOP: dict[str, str] = {"v_dual_bitop2_b32": "v_bitop3_b32"}
 RENAMED_ROW = "gfx12 row of the renamed instruction"
 SAME_SHAPE = "same shape"
 SDWA_TWIN = "sdwa row of an integer vop2"
