@@ -18,6 +18,7 @@ from gpuisa.codec.syntax import (
     ATTR_CHANNELS,
     BITOP3_FIELDS,
     BITOP3_VOPD3_FIELD,
+    BRANCH_TARGET_PAGES,
     DPP8,
     DPP8FI,
     DPP16,
@@ -28,6 +29,7 @@ from gpuisa.codec.syntax import (
     LITERAL64_TARGETS,
     MATRIX_REUSE,
     MATRIX_SRC2_HI_CLEAR,
+    NO_FORM_SUFFIX,
     NULL_CODE,
     OMOD,
     OP_SEL_DPP_BITS,
@@ -159,6 +161,15 @@ INTEGER_SIMM16: dict[str, str] = {
     "s_set_vgpr_msb": f"{_SOP_TD}:1924",
 }
 INTEGER_INLINE_MAX = 64   # the largest integer inline constant (AMDGPUOperandSyntax.rst:642, iconst {0..64})
+
+
+def printed_mnemonic(form: Form, variant: str, gen: int) -> str:
+    """The mnemonic llvm-mc prints for a form in a variant: the base and the variant's suffix, except VOPC DPP on
+    gfx11+ (gfx11_dasm_vopc_dpp16.txt) and the instructions syntax.NO_FORM_SUFFIX names, printed bare."""
+    if (form.encoding == "VOPC" and variant.startswith("_dpp") and gen >= 11) or (
+            form.base in NO_FORM_SUFFIX and variant in ("_e32", "_e64")):
+        return form.base
+    return form.base + variant.split("~")[0]
 
 
 def pair_shows(op: Operand) -> bool:
@@ -336,9 +347,7 @@ class _Decoder:
         self._base = form.base
         if form.encoding in image.IMAGE_ENCODINGS:
             self._img, size = self._image(lay, form, data, pos, word)
-        mnemonic = form.base + variant.split("~")[0]
-        if form.encoding == "VOPC" and variant.startswith("_dpp") and self.gen >= 11:
-            mnemonic = form.base   # LLVM prints VOPC DPP without the suffix (gfx11_dasm_vopc_dpp16.txt)
+        mnemonic = printed_mnemonic(form, variant, self.gen)
         is_float = _is_float(mnemonic)
         texts: list[str] = []
         mods: list[str] = []
@@ -729,7 +738,8 @@ class _Decoder:
     def _simm16(self, op: Operand, value: int) -> str:
         if op.name == "hwreg":     # always hwreg(..): gfx11_dasm_sopk.txt `s_getreg_b32 s0, hwreg(17, 7, 25)`
             return hwreg_text(value, self.t.target)
-        if op.name == "label":   # llvm-mc prints the raw 16 bits (gfx10_sopp.txt:20 `s_branch 49617` for 0xc1d1)
+        if op.name == "label" or op.page in BRANCH_TARGET_PAGES:
+            # llvm-mc prints the raw 16 bits (gfx10_sopp.txt:20 `s_branch 49617` for 0xc1d1)
             return str(value)
         if op.name in ("simm16", "imm16"):   # llvm-mc prints 16-bit immediates in hex (gfx9_asm_sopk.s:5)
             if self._base in INTEGER_SIMM16 and value <= INTEGER_INLINE_MAX:

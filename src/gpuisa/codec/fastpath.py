@@ -706,7 +706,7 @@ class FastRenderer:
                          (self._memo(("variant", lay.name)), lambda w, e, li, f, r: dec._variant(lay, f, w)))
 
     def _plan(self, lay: Layout, form: Form, variant: str) -> _Plan | None:
-        from gpuisa.codec.decoder import K_OPERANDS, _is_float
+        from gpuisa.codec.decoder import K_OPERANDS, _is_float, printed_mnemonic
 
         row = form.rows.get(variant)
         if row is None:
@@ -714,9 +714,7 @@ class FastRenderer:
         k_row = any(o.name in K_OPERANDS for o in row.operands)
         if k_row and self.t.target in LITERAL64_TARGETS and form.base in LITERAL64_K:
             return None    # its K is 64 bits
-        mnemonic = form.base + variant.split("~")[0]
-        if form.encoding == "VOPC" and variant.startswith("_dpp") and self.dec.gen >= 11:
-            mnemonic = form.base
+        mnemonic = printed_mnemonic(form, variant, self.dec.gen)
         is_float = _is_float(mnemonic)
         halves = sixteen_bit_operands(self.t, form, variant)
         if form.encoding in image.IMAGE_ENCODINGS:

@@ -206,6 +206,23 @@ BITOP3_FIELDS = (("NEG", 0), ("ABS", 3), ("OMOD", 6))
 # VSRCY2 [87:80] (VOPDInstructions.td:89 `Inst{87-80} = !if(... "bitop" ...), bitop3, ...)`; gfx1250_asm_vopd3.s:1558
 # `... :: v_dual_bitop2_b32 v7, v1, v3 bitop3:1` has byte 10 = 0x01)
 BITOP3_VOPD3_FIELD = "VSRC2"
+# Instructions llvm-mc prints without the _e32 / _e64 suffix of their form although they have both forms
+# (gfx1250_dasm_vop3_from_vop1.txt:2928 `v_nop` for the VOP3 word [0x00,0x00,0x80,0xd5,..]; gfx12_dasm_vop3_from_vop1.txt
+# v_pipeflush likewise; gfx1250_dasm_vop1.txt:779 `v_cvt_pk_f16_bf8 v1, 0x64` for a VOP1 word and
+# gfx1250_dasm_vop3_from_vop1.txt:4804 `v_cvt_pk_f16_bf8 v1, v150` for a VOP3 one): mnemonic -> the check line
+NO_FORM_SUFFIX: dict[str, str] = {
+    "v_nop": "llvm-project-23.1.1/llvm/test/MC/Disassembler/AMDGPU/gfx1250_dasm_vop3_from_vop1.txt:2928",
+    "v_pipeflush": "llvm-project-23.1.1/llvm/test/MC/Disassembler/AMDGPU/gfx1250_dasm_vop3_from_vop1.txt:3047",
+    "v_cvt_pk_f16_bf8": "llvm-project-23.1.1/llvm/test/MC/Disassembler/AMDGPU/gfx1250_dasm_vop1.txt:779",
+    "v_cvt_pk_f16_fp8": "llvm-project-23.1.1/llvm/test/MC/Disassembler/AMDGPU/gfx1250_dasm_vop1.txt:789",
+}
+
+# Operand pages that describe a branch target where the row names the operand simm16, not label (GFX12's SOPP branches:
+# gfx12_operands.rst:500 "A branch target which is a 16-bit signed integer treated as a PC-relative dword offset"):
+# llvm-mc prints the 16 bits in decimal as for label (gfx12_dasm_sopp.txt:16 `s_branch 0`, :19 `s_branch 4660` for
+# 0x1234), not as the hex of other 16-bit immediates.
+BRANCH_TARGET_PAGES = frozenset({"amdgpu_synid_gfx12_simm16_dff4f4"})
+
 # byte_sel:N of the gfx11+ fp8 / bf8 conversions: the byte of the packed operand, held in OPSEL bits that LLVM's
 # TableGen places by profile (VOPInstructions.td:928-935): a source byte select (HasFP8SrcByteSel,
 # VOP1Instructions.td:753) in OPSEL[0] (byte_sel bit 1) and OPSEL[1] (bit 0), "bit order intentionally reversed"
