@@ -27,6 +27,8 @@ from gpuisa.codec.syntax import (
     LITERAL64_ENCODINGS,
     LITERAL64_K,
     LITERAL64_TARGETS,
+    MATRIX_FIELD_MODIFIERS,
+    MATRIX_MODIFIER_NAMES,
     MATRIX_REUSE,
     MATRIX_SRC2_HI_CLEAR,
     NO_FORM_SUFFIX,
@@ -41,6 +43,7 @@ from gpuisa.codec.syntax import (
     export_target,
     hwreg_text,
     literal64_text,
+    reuse_bit,
     th_text,
 )
 from gpuisa.codec.tables import (
@@ -416,9 +419,11 @@ class _Decoder:
         """One operand of a row as printed: its field's text, then the 16-bit half (`half`: a 16-bit VGPR
         operand, tables.sixteen_bit_operands), an MFMA's AGPR, neg / abs (the `src_index`-th source).
         codec/fastpath.py remembers these texts by the bits of `word` and `ext` they read."""
-        if self._base.endswith("_f8f6f4") and op.role == "src":   # A / B widths from cbsz / blgp (format_sized)
-            op = format_sized(self._base, op, {m: str(get_bits(word, lay.fields[m.upper()])) for m in ("cbsz", "blgp")
-                                                if m.upper() in lay.fields})
+        if self._base.endswith("_f8f6f4") and op.role == "src":   # A / B widths from their formats (format_sized)
+            formats = {m: str(get_bits(word, lay.fields[m.upper()])) for m in ("cbsz", "blgp") if m.upper() in lay.fields}
+            if self._base.startswith("v_wmma"):
+                formats = {m: str(self._matrix_value(m, lay, word)) for m in ("matrix_a_fmt", "matrix_b_fmt")}
+            op = format_sized(self._base, op, formats)
         text = self._operand(op, lay, word, literal, is_float, variant, ext)
         if half and text is not None:
             if self.true16:
@@ -819,8 +824,12 @@ class _Decoder:
         if name == "clamp" and "CLMP" in f:
             return "clamp" if bit("CLMP") else None
         if name in MATRIX_REUSE:   # gfx1250's reuse hints (syntax.MATRIX_REUSE)
-            field, at = MATRIX_REUSE[name]
-            return name if (bit(field) >> at) & 1 else None
+            where = reuse_bit(name, f)
+            return name if where and (bit(where[0]) >> where[1]) & 1 else None
+        if name in MATRIX_FIELD_MODIFIERS:   # gfx1250's WMMA formats and scales (syntax.MATRIX_FIELD_MODIFIERS)
+            v = self._matrix_value(name, lay, word)
+            names = MATRIX_MODIFIER_NAMES[name]
+            return f"{name}:{names[v] if v < len(names) else v}" if v else None
         if name == "index_key" and "OPSEL" in f:    # SWMMAC: which index of the key VGPR (tables.MATRIX_MODIFIERS)
             v = bit("OPSEL") & ~self._reuse_mask(row, "OPSEL")
             return f"index_key:{v}" if v else None
@@ -877,6 +886,9 @@ class _Decoder:
         if name == "byte_sel" and "OPSEL" in f and (sel := byte_sel_bits(form.base, self.gen)) is not None:
             v = (((bit("OPSEL") >> sel[0]) & 1) << 1) | ((bit("OPSEL") >> sel[1]) & 1)   # syntax.BYTE_SEL
             return f"byte_sel:{v}" if v else None
+        if (name == "op_sel" and any(o.name == "matrix_a_fmt" for o in row.operands)) or (
+                name == "op_sel_hi" and any(o.name == "matrix_b_fmt" for o in row.operands)):
+            return None   # OPSEL / OPSEL_HI hold the A / B formats (syntax.MATRIX_FIELD_MODIFIERS)
         if name == "op_sel" and "OPSEL" in f:
             v = bit("OPSEL")
             if (sel := byte_sel_bits(form.base, self.gen)) is not None:
@@ -910,8 +922,14 @@ class _Decoder:
     @staticmethod
     def _reuse_mask(row: Row, field: str) -> int:
         """The bits of `field` a row's reuse hints hold (syntax.MATRIX_REUSE), 0 where it lists none."""
-        return sum(1 << at for o in row.operands if o.name in MATRIX_REUSE and MATRIX_REUSE[o.name][0] == field
-                   for at in (MATRIX_REUSE[o.name][1],))
+        return sum(1 << at for o in row.operands if o.name in MATRIX_REUSE
+                   for f, at in MATRIX_REUSE[o.name][-1:] if f == field)
+
+    @staticmethod
+    def _matrix_value(name: str, lay: Layout, word: int) -> int:
+        """The value of a WMMA format / scale modifier from its field pieces (syntax.MATRIX_FIELD_MODIFIERS)."""
+        return sum(((get_bits(word, lay.fields[f]) & ((1 << n) - 1)) << at)
+                   for f, at, n in MATRIX_FIELD_MODIFIERS[name] if f in lay.fields)
 
     def _smem(self, lay: Layout, word: int) -> tuple[str | None, str | None]:
         """SMEM soffset operand text and offset modifier text (see SMEM_OFFSET_RULES in syntax.py)."""

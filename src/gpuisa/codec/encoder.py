@@ -37,6 +37,8 @@ from gpuisa.codec.syntax import (
     LITERAL64_ENCODINGS,
     LITERAL64_K,
     LITERAL64_TARGETS,
+    MATRIX_FIELD_MODIFIERS,
+    MATRIX_MODIFIER_NAMES,
     MATRIX_REUSE,
     MATRIX_SRC2_HI_CLEAR,
     NULL_CODE,
@@ -49,6 +51,7 @@ from gpuisa.codec.syntax import (
     export_code,
     float_bits,
     hwreg_value,
+    reuse_bit,
     th_code,
 )
 from gpuisa.codec.tables import (
@@ -83,6 +86,9 @@ FIELD_DEFAULTS: tuple[tuple[str, tuple[str, ...], str, int, int, str], ...] = (
     ("v_cmpx_", ("VOP3", "VOP3A"), "VDST", 126, 10,
      "llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx11_asm_vop3_from_vopcx-fake16.s:1446, gfx10_asm_vopcx.s:692 "
      "(VDST = EXEC_LO)"),
+    ("v_wmma_scale", ("VOP3PX2",), "CONSTANT", 0x80, 12,
+     "llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx1250_asm_wmma_w32.s:1139 ([58:50] = 0x80, an inline 0 in the load-scale "
+     "half's SRC2, where the cdna5 manual's Table 97 prints 'Must be set to 0x100', line 6827)"),
     ("buffer_", ("VBUFFER",), "FORMAT", 1, 12,
      "llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx12_asm_vbuffer_mubuf.s:8 (untyped buffer ops carry FORMAT 1)"),
 )
@@ -506,7 +512,7 @@ class _Encoder:
         for prefix, enc_names, field, value, min_gen, _source in FIELD_DEFAULTS:
             if form.base.startswith(prefix) and form.encoding in enc_names and field in f and self.gen >= min_gen:
                 st.word |= put_bits(f[field], value)
-        if form.encoding == "VOP3P" and not any(o.name == "m_op_sel_hi" for r in form.rows.values()
+        if form.encoding == "VOP3P" and not any(o.name in ("m_op_sel_hi", "matrix_b_fmt") for r in form.rows.values()
                                                 for o in r.operands):
             # op_sel_hi defaults to all ones (AMDGPUModifierSyntax.rst:1917); mix instructions take
             # m_op_sel_hi, whose default is 0 (AMDGPUModifierSyntax.rst:2074)
@@ -1052,10 +1058,20 @@ class _Encoder:
             set_field("CLMP", 1)
         elif name in MATRIX_REUSE and not value:   # gfx1250's reuse hints (syntax.MATRIX_REUSE)
             need(name)
-            field, at = MATRIX_REUSE[name]
-            if field not in f:
+            where = reuse_bit(name, f)
+            if where is None:
                 raise _Attempt(m.col, f"modifier {name} has no field in {lay.name}")
-            st.word |= put_bits(f[field], 1 << at)
+            st.word |= put_bits(f[where[0]], 1 << where[1])
+        elif name in MATRIX_FIELD_MODIFIERS and value:   # gfx1250's WMMA formats and scales
+            need(name)
+            names = MATRIX_MODIFIER_NAMES[name]
+            v = names.index(value.upper()) if value.upper() in names else num(value)
+            pieces = [(fld, at, n) for fld, at, n in MATRIX_FIELD_MODIFIERS[name] if fld in f]
+            if not pieces or not 0 <= v < (1 << sum(n for _, _, n in pieces)):
+                raise _Attempt(m.col, f"{m.text}: not a value {lay.name} holds")
+            for fld, at, n in pieces:
+                st.word &= ~put_bits(f[fld], ((1 << n) - 1))
+                st.word |= put_bits(f[fld], (v >> at) & ((1 << n) - 1))
         elif name == "byte_sel" and value and "OPSEL" in f and (sel := byte_sel_bits(form.base, self.gen)) is not None:
             need("byte_sel")
             v = num(value)

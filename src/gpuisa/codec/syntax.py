@@ -241,8 +241,48 @@ BYTE_SEL: tuple[tuple[re.Pattern[str], tuple[int, int], str], ...] = (
 # OPSEL_HI[2:0] = {RB, 0, 0}; the catalog's VOP3P layout holds OPSEL_HI[2] as OPSEL_HI2 [14]): modifier -> (field,
 # bit). Those bits are neither op_sel's, op_sel_hi's nor index_key's (gfx1250_asm_wmma_w32.s:33 `v_wmma_f32_16x16x4_f32
 # ... matrix_a_reuse` sets [13]; :38 `matrix_b_reuse` sets [14]).
-MATRIX_REUSE: dict[str, tuple[str, int]] = {"matrix_a_reuse": ("OPSEL", 2), "matrix_b_reuse": ("OPSEL_HI2", 0)}
+# In the 128-bit VOP3PX2 (v_wmma_scale*) they sit in the load-scale half instead, SCL_OPSEL[13] and SCL_OPSEL_HI[2] [14]
+# (cdna5 manual Table 97, lines 6819-6820; "F8F6F4 has reuse bits in LD_SCALE part of VOP3PX2", line 3482): the first
+# field of each entry the layout has.
+MATRIX_REUSE: dict[str, tuple[tuple[str, int], ...]] = {
+    "matrix_a_reuse": (("SCL_OPSEL", 2), ("OPSEL", 2)), "matrix_b_reuse": (("SCL_OPSEL_HI_2", 0), ("OPSEL_HI2", 0))}
 MATRIX_REUSE_SOURCE = "amd-isa-manuals/cdna5/README.md:3473"
+
+
+def reuse_bit(name: str, fields) -> tuple[str, int] | None:
+    """(field, bit) of a reuse hint in a layout with these fields (MATRIX_REUSE); None where it has none."""
+    return next(((f, at) for f, at in MATRIX_REUSE[name] if f in fields), None)
+
+
+# gfx1250's WMMA format and scale modifiers, each a value held in pieces of fields (field, bit of the value its low bit
+# holds, bits): A / B data formats in OPSEL[2:0] / OPSEL_HI[2:0], OPSEL_HI[2] being OPSEL_HI2 (cdna5 manual lines
+# 3723-3729: 0 FP8 .. 4 FP4); in VOP3PX2's load-scale half the scale row selects AscSel / BscSel, OPSEL[0] / OPSEL_HI[0]
+# (line 3481) and the scale formats NEG[1:0] / NEG_HI[1:0] (lines 3731-3735: E8M0, E5M3, E4M3). LLVM's names by value
+# (gfx1250_asm_wmma_w32.s:1138 `matrix_a_fmt:MATRIX_FMT_BF8 matrix_b_fmt:MATRIX_FMT_FP6 matrix_a_scale:MATRIX_SCALE_ROW1`;
+# `matrix_a_scale_fmt:MATRIX_SCALE_FMT_E5M3`); a value 0 is not printed.
+MATRIX_FIELD_MODIFIERS: dict[str, tuple[tuple[str, int, int], ...]] = {
+    "matrix_a_fmt": (("OPSEL", 0, 3),),
+    "matrix_b_fmt": (("OPSEL_HI", 0, 2), ("OPSEL_HI2", 2, 1)),
+    "matrix_a_scale": (("SCL_OPSEL", 0, 1),),
+    "matrix_b_scale": (("SCL_OPSEL_HI_1_0", 0, 1),),
+    "matrix_a_scale_fmt": (("SCL_NEG", 0, 2),),
+    "matrix_b_scale_fmt": (("SCL_NEG_HI", 0, 2),),
+}
+_FORMATS = ("MATRIX_FMT_FP8", "MATRIX_FMT_BF8", "MATRIX_FMT_FP6", "MATRIX_FMT_BF6", "MATRIX_FMT_FP4")
+_SCALE_FORMATS = ("MATRIX_SCALE_FMT_E8", "MATRIX_SCALE_FMT_E5M3", "MATRIX_SCALE_FMT_E4M3")
+MATRIX_MODIFIER_NAMES: dict[str, tuple[str, ...]] = {
+    "matrix_a_fmt": _FORMATS, "matrix_b_fmt": _FORMATS,
+    "matrix_a_scale": ("MATRIX_SCALE_ROW0", "MATRIX_SCALE_ROW1"), "matrix_b_scale": ("MATRIX_SCALE_ROW0", "MATRIX_SCALE_ROW1"),
+    "matrix_a_scale_fmt": _SCALE_FORMATS, "matrix_b_scale_fmt": _SCALE_FORMATS,
+}
+# VOP3PX2's two instructions per WMMA opcode: SCLOP [19:16] of the load-scale half names the scale size (cdna5 manual
+# Table 97, line 6823: 'b0101 V_WMMA_SCALE_F32_16X16X128_F8F6F4; LLVM: gfx1250_asm_wmma_w32.s:1274 encodes
+# v_wmma_scale16_f32_16x16x128_f8f6f4 with [19:16] = 'b1010, the opcode of v_wmma_ld_scale16_paired_b64, :1054).
+# (mnemonic prefix, SCLOP, source)
+VOP3PX2_SCLOP: tuple[tuple[str, int, str], ...] = (
+    ("v_wmma_scale16_", 0b1010, "llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx1250_asm_wmma_w32.s:1274"),
+    ("v_wmma_scale_", 0b0101, "amd-isa-manuals/cdna5/README.md:6823"),
+)
 
 
 def byte_sel_bits(base: str, gen: int) -> tuple[int, int] | None:

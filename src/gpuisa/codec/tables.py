@@ -19,7 +19,7 @@ from pathlib import Path
 
 from gpuisa import paths
 from gpuisa.archs import TARGET_TO_ARCH
-from gpuisa.codec.syntax import generation
+from gpuisa.codec.syntax import VOP3PX2_SCLOP, generation
 from gpuisa.errors import GpuisaError, NotFoundError
 from gpuisa.sources import layout
 
@@ -131,6 +131,9 @@ OPERAND_FIELDS: dict[str, tuple[str, ...]] = {
     # not DATA0 as the manuals' DATA suggests: gfx10_asm_ds.s:1663 `ds_gws_barrier v255 gds` is
     # [0x00,0x00,0x76,0xd8,0xff,0x00,0x00,0x00], gfx90a_ldst_acc.s:4498 `ds_gws_barrier a2 gds` [..,0x02,0x00,0x00,0x00]
     "gws_data": ("ADDR",),
+    # the scale sources of a scaled matrix instruction: GFX950's SCALE_SRC0/1, the cdna5 manual's SCL_SRC0/1 (Table 97:
+    # "First scale input: VGPR, SGPR or inline zero" [40:32], second [49:41])
+    "scale_src0": ("SCALE_SRC0", "SCL_SRC0"), "scale_src1": ("SCALE_SRC1", "SCL_SRC1"),
     # s_atc_probe's permission mask sits where other SMEM rows put sdata (smem.s:27 `s_atc_probe 7, s[4:5], s0`
     # is [0xc2,0x01,0x98,0xf4,...]: SDATA [12:6] = 7; gfx10_probe.rst "truncated to 7 bits")
     "probe": ("SDATA",),
@@ -149,7 +152,7 @@ def scale_of(field: str, lay: Layout) -> int:
         return 1
     width = sum(hi - lo + 1 for hi, lo in lay.fields[field])
     return SCALED_FIELDS[field] if width <= SCALED_MAX_WIDTH else 1
-SOURCE_FIELDS = ("SRC0", "SRC1", "SRC2", "SSRC0", "SSRC1", "SCALE_SRC0", "SCALE_SRC1")
+SOURCE_FIELDS = ("SRC0", "SRC1", "SRC2", "SSRC0", "SSRC1", "SCALE_SRC0", "SCALE_SRC1", "SCL_SRC0", "SCL_SRC1")
 
 # The scale sources of a scaled matrix instruction (GFX950's VOP3PX2 row: scale_src0, scale_src1) take no entry in
 # op_sel / op_sel_hi / neg_lo / neg_hi, which keep one per matrix source: gfx950_mai.txt:497
@@ -240,6 +243,11 @@ def format_sized(base: str, op: Operand, formats: dict[str, str]) -> Operand:
     rule for the checker, the printer and the parser."""
     if not base.endswith("_f8f6f4"):
         return op
+    if base.startswith("v_wmma"):   # gfx1250's WMMA: matrix_a_fmt / matrix_b_fmt (llvm_syntax_docs.SCALED_MATRIX)
+        from gpuisa.sources.llvm_syntax_docs import matrix_format_dwords
+
+        n = matrix_format_dwords(base, op.name, op.dwords, formats)
+        return replace(op, dwords=n) if n else op
     from gpuisa.codec.operand_check import f8f6f4_dwords
 
     sizes = f8f6f4_dwords(base, op, formats)
@@ -776,6 +784,11 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
         if enc.name == "MIMG" and "NSA" in fields:
             width = 64   # NSA address dwords follow only when NSA is set (codec/image.py counts them)
         layouts[enc.name] = Layout(enc.name, enc.name, width, fields, fixed, mask, value, fields.get("OP", ()))
+    compound = layouts.get("VOP3PX2")
+    if compound is not None and "SCLOP" in compound.fields and "OP" in compound.fields:
+        # cdna5's VOP3PX2: the load-scale half's SCLOP and the WMMA half's OP name the instruction together
+        # (syntax.VOP3PX2_SCLOP): the form's opcode is SCLOP << 8 | OP
+        compound.op_bits = compound.fields["SCLOP"] + compound.fields["OP"]
     opcodes = catalog.arch_opcodes(arch)
     names = catalog.arch_spellings(arch)
     promoted_names = {n for n, e, _lay, _op in opcodes if e in E32_ENCODINGS}
@@ -800,6 +813,11 @@ def build_tables(catalog, docs, target: str, wave64: bool | None = None) -> Targ
             op_field = "OPX"
         elif encoding in ("VOPD Y", "VOPD3 Y"):
             op_field = "OPY"
+        if lay is compound and len(lay.op_bits) == 2:
+            sclop = next((v for prefix, v, _ in VOP3PX2_SCLOP if base.startswith(prefix)), None)
+            if sclop is None:
+                continue
+            opcode |= sclop << 8
         form = Form(name, base, encoding, layout_name, opcode)
         # whether an e32 form is printed with its suffix: the instruction has a VOP3 form in the catalog or
         # on the target's own pages, not merely on another target's page (AMDGPUAsmGFX90a.rst lists

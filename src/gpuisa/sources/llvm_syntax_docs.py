@@ -890,7 +890,9 @@ MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
         "RB: cdna5 manual, VOP3P Instruction Fields, line 3482); GFX12's rows list clamp only and gfx1250's tests "
         "write matrix_a_reuse / matrix_b_reuse",
         Provenance(SOURCE, _GFX12_PAGE, 1174, "v_wmma_f32_16x16x16_f16"),
-        f"{_MC}/gfx1250_asm_wmma_w32.s:33", "v_wmma_f32_16x16x4_f32 v[4:11], v[0:1], v[2:3], v[4:11] matrix_a_reuse"),
+        f"{_MC}/gfx1250_asm_wmma_w32.s:33", "v_wmma_f32_16x16x4_f32 v[4:11], v[0:1], v[2:3], v[4:11] matrix_a_reuse",
+        # printed before neg_lo / neg_hi (VOP3PInstructions.td:1786 AsmVOP3P: ...#MatrixReuseAsm#NegAsm#ClampAsm)
+        after="op_sel_hi"),
     "gfx940 buffer_inv / buffer_wbl2 scope": ModifierEvidence(
         ("GFX940",), "MUBUF", r"^buffer_(inv|wbl2)$", ("sc0", "sc1", "nt"),
         "GFX940's rows of buffer_inv and buffer_wbl2 list no modifiers; the tests write sc0 and sc1 on them "
