@@ -854,7 +854,8 @@ def with_modifier_evidence(row: Row, buckets: Iterable[str] = ()) -> Row:
                    and not o.modifiers and not o.evidence else o for o in ops]
         added = [Operand(m, "modifier", (), 1, "", False, True, "", name)
                  for m in fix.modifiers if not any(o.name == m for o in ops)]
-        at = next((i + 1 for i, o in enumerate(ops) if fix.after and o.name == fix.after), len(ops))
+        at = next((i + 1 for i, o in enumerate(ops) if fix.after and o.name == fix.after),
+                  next((i for i, o in enumerate(ops) if fix.before and o.name == fix.before), len(ops)))
         ops[at:at] = added
         if tags := fix.type_tags(row.mnemonic):   # packed sources sized by the mnemonic's type
             ops = [replace(o, type_tag=tags[o.name], dwords=max(1, (type_tag_bits(tags[o.name]) or 32) // 32),

@@ -790,8 +790,10 @@ class ModifierEvidence:
     # operand -> type tag the tests size it by (a packed vector: `bf6x32` is 32 six-bit values, 6 dwords), a
     # template over the named groups of `mnemonics` ({src}: the source type the mnemonic names)
     types: tuple[tuple[str, str], ...] = ()
-    # the modifier of the row the added ones follow, as llvm-mc prints them (""; after the row's modifiers)
+    # the modifier of the row the added ones follow, as llvm-mc prints them (""; after the row's modifiers) ...
     after: str = ""
+    before: str = ""   # ... or precede
+
 
     def type_tags(self, mnemonic: str) -> dict[str, str]:
         """The type tag of each operand this entry sizes, for one mnemonic it covers."""
@@ -813,7 +815,9 @@ MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
         "VOP3P rows of the same instructions list them (v_pk_add_f16)",
         Provenance(SOURCE, _GFX11_PAGE, 2623, "v_pk_add_f16"),
         f"{_MC}/gfx12_asm_vop3p.s:524", "v_pk_add_f16 v5, -1, exec_hi op_sel:[1,1] op_sel_hi:[0,0] neg_lo:[1,0] "
-        "neg_hi:[1,0]"),
+        "neg_hi:[1,0]",
+        # printed before clamp (gfx1250_dasm_vop3p.txt:131 `v_pk_add_bf16 ... neg_lo:[1,1] neg_hi:[1,1] clamp`)
+        before="clamp"),
     "gfx12 fp8 byte_sel": ModifierEvidence(
         ("GFX12",), "VOP", r"^v_cvt_(sr_)?(f32_)?(fp8|bf8)(_f32)?(_e64)?$", ("byte_sel",),
         "GFX12's fp8 / bf8 conversion rows list no byte_sel (no syntax page documents it); the tests write "
