@@ -95,6 +95,14 @@ CASES = [
     ("Disassembler/AMDGPU/gfx1250_dasm_wmma_w32.txt", 23, "gfx1250", "both"),  # matrix_a_reuse: OPSEL[2]
     ("Disassembler/AMDGPU/gfx1250_dasm_wmma_w32.txt", 26, "gfx1250", "both"),  # matrix_b_reuse: OPSEL_HI[2]
     ("AMDGPU/gfx12_asm_sop1.s", 715, "gfx1250", "both"),                 # a barrier id as an inline constant
+    ("AMDGPU/gfx1250_asm_wmma_w32.s", 1138, "gfx1250", "both"),         # VOP3PX2 scale: SCLOP 'b0101, formats
+    ("AMDGPU/gfx1250_asm_wmma_w32.s", 1403, "gfx1250", "both"),         # ... scale16 'b1010, reuse in its load half
+    ("AMDGPU/gfx1250_asm_wmma_w32.s", 913, "gfx1250", "both"),          # f8f6f4 A in FP6: 12 VGPRs
+    ("Disassembler/AMDGPU/gfx12_dasm_sopp.txt", 91, "gfx1250", "both"),  # s_delay_alu from the simm16 delay page
+    ("AMDGPU/gfx11_asm_sopp.s", 103, "gfx1100", "both"),                 # ... and GFX11's delay page
+    ("Disassembler/AMDGPU/gfx12_dasm_sopp.txt", 19, "gfx1200", "both"),  # a branch target in decimal
+    ("Disassembler/AMDGPU/gfx1250_dasm_vop3_from_vop1.txt", 2928, "gfx1250", "decode"),  # v_nop's VOP3 form bare
+    ("Disassembler/AMDGPU/gfx1250_dasm_vop3p.txt", 131, "gfx1250", "both"),  # VOP3P packed modifiers before clamp
 ]
 
 

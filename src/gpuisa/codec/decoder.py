@@ -42,6 +42,7 @@ from gpuisa.codec.syntax import (
     byte_sel_bits,
     export_target,
     hwreg_text,
+    is_delay,
     literal64_text,
     reuse_bit,
     th_text,
@@ -746,6 +747,11 @@ class _Decoder:
         if op.name == "label" or op.page in BRANCH_TARGET_PAGES:
             # llvm-mc prints the raw 16 bits (gfx10_sopp.txt:20 `s_branch 49617` for 0xc1d1)
             return str(value)
+        if is_delay(op.name, op.page) and op.page:   # instid0(..) | instskip(..) | instid1(..) (waitcnt.delay_*)
+            try:
+                return waitcnt.delay_to_text(waitcnt.delay_fields_of(self._docs(), op.page), value)
+            except (OSError, ValueError):
+                return f"0x{value:x}"
         if op.name in ("simm16", "imm16"):   # llvm-mc prints 16-bit immediates in hex (gfx9_asm_sopk.s:5)
             if self._base in INTEGER_SIMM16 and value <= INTEGER_INLINE_MAX:
                 return str(value)

@@ -51,6 +51,7 @@ from gpuisa.codec.syntax import (
     export_code,
     float_bits,
     hwreg_value,
+    is_delay,
     reuse_bit,
     th_code,
 )
@@ -87,7 +88,7 @@ FIELD_DEFAULTS: tuple[tuple[str, tuple[str, ...], str, int, int, str], ...] = (
      "llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx11_asm_vop3_from_vopcx-fake16.s:1446, gfx10_asm_vopcx.s:692 "
      "(VDST = EXEC_LO)"),
     ("v_wmma_scale", ("VOP3PX2",), "CONSTANT", 0x80, 12,
-     "llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx1250_asm_wmma_w32.s:1139 ([58:50] = 0x80, an inline 0 in the load-scale "
+     "llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx1250_asm_wmma_w32.s:1138 ([58:50] = 0x80, an inline 0 in the load-scale "
      "half's SRC2, where the cdna5 manual's Table 97 prints 'Must be set to 0x100', line 6827)"),
     ("buffer_", ("VBUFFER",), "FORMAT", 1, 12,
      "llvm-project-23.1.1/llvm/test/MC/AMDGPU/gfx12_asm_vbuffer_mubuf.s:8 (untyped buffer ops carry FORMAT 1)"),
@@ -357,7 +358,8 @@ class _Encoder:
         row_ops = [o for o in row.operands if o.role != "modifier"]
         if not row_ops and operands:   # `buffer_inv sc0`, `buffer_wbl2 sc0 sc1`: an instruction of modifiers only
             operands, mods = [], [w for t in operands for w in _words(t.text, t.col)] + mods
-        if [o.name for o in row_ops] in (["waitcnt"], ["waitcnt_depctr"]) and (mods or len(operands) > 1):
+        if ([o.name for o in row_ops] in (["waitcnt"], ["waitcnt_depctr"]) or (
+                len(row_ops) == 1 and is_delay(row_ops[0].name, row_ops[0].page))) and (mods or len(operands) > 1):
             # vmcnt(0) lgkmcnt(0), depctr_va_vdst(1), depctr_sa_sdst(0): one operand spelled in terms
             # separated by spaces, `&` or commas (gfx10_waitcnt_depctr.rst)
             operands = [_Token(" ".join(t.text for t in (*operands, *mods)), operands[0].col)]
@@ -626,6 +628,11 @@ class _Encoder:
             if v is None and op.name == "waitcnt" and op.page:
                 try:
                     v = waitcnt.from_text(waitcnt.fields_of(docs_dir(), op.page), low)
+                except (OSError, ValueError) as exc:
+                    raise _Attempt(tok.col, str(exc)) from None
+            if v is None and is_delay(op.name, op.page) and op.page:
+                try:
+                    v = waitcnt.delay_from_text(waitcnt.delay_fields_of(docs_dir(), op.page), low)
                 except (OSError, ValueError) as exc:
                     raise _Attempt(tok.col, str(exc)) from None
             if v is None and op.name == "waitcnt_depctr" and op.page:

@@ -222,6 +222,15 @@ NO_FORM_SUFFIX: dict[str, str] = {
 # llvm-mc prints the 16 bits in decimal as for label (gfx12_dasm_sopp.txt:16 `s_branch 0`, :19 `s_branch 4660` for
 # 0x1234), not as the hex of other 16-bit immediates.
 BRANCH_TARGET_PAGES = frozenset({"amdgpu_synid_gfx12_simm16_dff4f4"})
+# ... and those describing s_delay_alu's delay where the row names it simm16, not delay (gfx12_operands.rst, section
+# amdgpu_synid_gfx12_simm16_faa0f8: "A delay between dependent SALU/VALU instructions"): read as GFX11's delay page
+# is (codec/waitcnt.py delay_fields_of; gfx12_dasm_sopp.txt `s_delay_alu instid0(VALU_DEP_1)`).
+DELAY_PAGES = frozenset({"amdgpu_synid_gfx12_simm16_faa0f8"})
+
+
+def is_delay(op_name: str, page: str) -> bool:
+    """Whether an operand is s_delay_alu's delay (GFX11's `delay` row operand, or a DELAY_PAGES page)."""
+    return op_name == "delay" or page in DELAY_PAGES
 
 # byte_sel:N of the gfx11+ fp8 / bf8 conversions: the byte of the packed operand, held in OPSEL bits that LLVM's
 # TableGen places by profile (VOPInstructions.td:928-935): a source byte select (HasFP8SrcByteSel,

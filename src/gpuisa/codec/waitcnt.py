@@ -166,3 +166,82 @@ def depctr_from_text(fields: DepctrFields, text: str) -> int:
             raise ValueError(f"{name}({arg}) exceeds {top}")
         value = (value & ~(top << lo)) | (n << lo)
     return value
+
+
+# ------------------------------------------------------------------ s_delay_alu
+
+# s_delay_alu's operand: ID0, SKIP and ID1 in the bits its page gives (gfx11_delay.rst, gfx12_operands.rst "A delay
+# between dependent SALU/VALU instructions": 3:0 ID0, 6:4 SKIP, 10:7 ID1), each value named by its place in the page's
+# name tables (NO_DEP, VALU_DEP_1 ... SALU_CYCLE_3; SAME, NEXT, SKIP_1 ...), spelled instid0(..) | instskip(..) |
+# instid1(..): gfx12_dasm_sopp.txt `s_delay_alu instid0(VALU_DEP_1) | instskip(NEXT) | instid1(VALU_DEP_1)` for 0x91.
+_DELAY_BITS = re.compile(r"^\s*(\d+):(\d+)\s+(ID0|SKIP|ID1):")
+_DELAY_NAME = re.compile(r"^\s{4}([A-Z][A-Z0-9_]*)\s{2,}\S")
+DELAY_TERMS = (("ID0", "instid0"), ("SKIP", "instskip"), ("ID1", "instid1"))
+_DELAY_TERM = re.compile(r"([a-z_0-9]+)\(\s*([^)]*?)\s*\)")
+
+DelayFields = tuple[tuple[str, int, int, tuple[str, ...]], ...]   # (term, low bit, bits, names by value)
+
+
+def _page_lines(docs_dir: Path, page: str) -> list[str]:
+    """The lines of an operand page: its own file (gfx11_delay.rst), or its section of the generation's operands
+    file (gfx12_operands.rst, from `.. _<label>:` to the next label)."""
+    stem = page.removeprefix("amdgpu_synid_")
+    own = docs_dir / "AMDGPU" / f"{stem}.rst"
+    if own.is_file():
+        return own.read_text(encoding="utf-8").splitlines()
+    lines = (docs_dir / "AMDGPU" / f"{stem.split('_')[0]}_operands.rst").read_text(encoding="utf-8").splitlines()
+    start = lines.index(f".. _{page}:")
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(".. _amdgpu_synid")), len(lines))
+    return lines[start:end]
+
+
+@functools.lru_cache(maxsize=16)
+def delay_fields_of(docs_dir: Path, page: str) -> DelayFields:
+    """(term, low bit, bits, names) of ID0, SKIP and ID1 from a delay page: the bit table and the two name tables."""
+    lines = _page_lines(docs_dir, page)
+    bits = {m.group(3): (int(m.group(2)), int(m.group(1)) - int(m.group(2)) + 1)
+            for line in lines if (m := _DELAY_BITS.match(line))}
+    tables: dict[str, list[str]] = {"ID": [], "SKIP": []}
+    current = None
+    for line in lines:
+        if "*ID names*" in line:
+            current = "ID"
+        elif "*SKIP names*" in line:
+            current = "SKIP"
+        elif current and (m := _DELAY_NAME.match(line)) and m.group(1) != "Name":
+            tables[current].append(m.group(1))
+    if set(bits) != {"ID0", "SKIP", "ID1"} or not tables["ID"] or not tables["SKIP"]:
+        raise ValueError(f"operand page {page} has no delay tables")
+    return tuple((term, *bits[field], tuple(tables["SKIP" if field == "SKIP" else "ID"])) for field, term in DELAY_TERMS)
+
+
+def delay_to_text(fields: DelayFields, value: int) -> str:
+    """llvm-mc's spelling: the terms off their default (value 0), `0` when none is, hex when a bit outside the
+    fields is set or a value has no name."""
+    used = sum(((1 << n) - 1) << lo for _t, lo, n, _names in fields)
+    parts = []
+    for term, lo, n, names in fields:
+        v = (value >> lo) & ((1 << n) - 1)
+        if v >= len(names):
+            return f"0x{value:x}"
+        if v:
+            parts.append(f"{term}({names[v]})")
+    if value & ~used & 0xFFFF:
+        return f"0x{value:x}"
+    return " | ".join(parts) if parts else "0"
+
+
+def delay_from_text(fields: DelayFields, text: str) -> int:
+    """The SIMM16 of `instid0(VALU_DEP_1) | instskip(NEXT) | instid1(VALU_DEP_1)`."""
+    by_term = {t: (lo, names) for t, lo, _n, names in fields}
+    if _DELAY_TERM.sub("", text).replace("|", "").strip():
+        raise ValueError(f"{text!r} is not a delay expression")
+    value = 0
+    for name, arg in _DELAY_TERM.findall(text):
+        if name not in by_term:
+            raise ValueError(f"{name} is not a delay term")
+        lo, names = by_term[name]
+        if arg.upper() not in names:
+            raise ValueError(f"{name}({arg}): not one of {', '.join(names)}")
+        value |= names.index(arg.upper()) << lo
+    return value
