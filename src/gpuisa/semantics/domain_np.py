@@ -47,7 +47,8 @@ class NumpyDomain:
             return self.mask(arr, w)
         if isinstance(values, int | np.integer):
             return self.const(int(values), w)
-        ints = [int(v) & _m(w) for v in values]
+        m = _m(w)
+        ints = [int(v) & m for v in values]
         return np.array(ints, dtype=object if w > 64 else U64)
 
     def mask(self, a: np.ndarray, w: int) -> np.ndarray:
@@ -60,6 +61,8 @@ class NumpyDomain:
     def _obj(self, a: np.ndarray) -> np.ndarray:
         if a.dtype == object:
             return a
+        if a.dtype.kind in "ui":
+            return a.astype(object)    # numpy gives Python ints, element by element in C
         out = np.empty(a.shape, dtype=object)
         out[:] = [int(x) for x in a]
         return out
@@ -70,7 +73,7 @@ class NumpyDomain:
             return a
         if wto < wfrom:
             if a.dtype == object and wto <= 64:
-                return np.array([int(x) & _m(wto) for x in a], dtype=U64)
+                return (a & _m(wto)).astype(U64)
             return self.mask(a, wto)
         if wto > 64:
             a = self._obj(a)
@@ -160,31 +163,33 @@ class NumpyDomain:
 
     def _count(self, s: np.ndarray, cap: int) -> np.ndarray:
         if s.dtype == object:
-            return np.array([min(int(x), cap) for x in s], dtype=U64)
+            return np.minimum(s, cap).astype(U64)
         return np.minimum(s, U64(cap))
+
+    def _obj_count(self, s: np.ndarray, cap: int) -> Any:
+        """Shift counts for an object-array shift: one Python int when every lane shifts alike (the usual case: a
+        constant bit position), else an object array (numpy's object loops run Python's int operators in C)."""
+        c = self._count(np.asarray(s), cap).reshape(-1)
+        return int(c[0]) if c.size and bool(np.all(c == c[0])) else c.astype(object)
 
     def shl(self, a: np.ndarray, s: np.ndarray, w: int) -> np.ndarray:
         big = s >= w
         if a.dtype == object:
-            c = self._count(s, w)
-            out = np.array([(int(x) << int(k)) & _m(w) for x, k in zip(a, c, strict=True)], dtype=object)
-            return out
+            return (a << self._obj_count(s, w)) & _m(w)
         c = self._count(s, 63)
         return np.where(big, U64(0), self.mask(a << c, w))
 
     def lshr(self, a: np.ndarray, s: np.ndarray, w: int) -> np.ndarray:
         big = s >= w
         if a.dtype == object:
-            c = self._count(s, w)
-            return np.array([int(x) >> int(k) for x, k in zip(a, c, strict=True)], dtype=object)
+            return a >> self._obj_count(s, w)
         c = self._count(s, 63)
         return np.where(big, U64(0), a >> c)
 
     def ashr(self, a: np.ndarray, s: np.ndarray, w: int) -> np.ndarray:
         if a.dtype == object or w > 64:
-            sa = self.signed_ints(a, w)
-            c = self._count(s, w)
-            return self.from_ints([int(x) >> int(k) for x, k in zip(sa, c, strict=True)], w)
+            out = (self.signed_ints(a, w) >> self._obj_count(s, w)) & _m(w)
+            return out if w > 64 else out.astype(U64)
         sa = self.to_int64(a, w)
         c = self._count(s, 63).astype(np.int64)
         return self.mask((sa >> c).view(U64), w)
@@ -233,5 +238,5 @@ class NumpyDomain:
 
     def popcount(self, a: np.ndarray, w: int) -> np.ndarray:
         if a.dtype == object:
-            return np.array([int(x).bit_count() for x in a], dtype=U64)
+            return np.array([x.bit_count() for x in self._obj(a)], dtype=U64)
         return np.bitwise_count(a).astype(U64)

@@ -173,7 +173,7 @@ def _from_f32(kind: str):
         x = ip.to_float(v, "f", 32, node) if (v.kind, v.width) != ("f", 32) else v.data
         fnuz, saturate, truncate = _flags(ip)
         raw = encode(np.asarray(x, dtype=np.float32), fp8_format(kind, fnuz), saturate=saturate, truncate=truncate)
-        return TV("b", 8, ip.dom.from_ints([int(t) for t in np.atleast_1d(raw)], 8))
+        return TV("b", 8, ip.dom.from_ints(np.atleast_1d(raw).astype(np.uint64), 8))
     return helper
 
 
@@ -272,7 +272,7 @@ def _family(m: Any):
         with np.errstate(all="ignore"):
             y32 = np.asarray(y, dtype=np.float64).astype(np.float32)
         raw = encode(y32, fmt, saturate=sat)
-        return TV("b", fmt.bits, ip.dom.from_ints([int(t) for t in np.atleast_1d(raw)], fmt.bits))
+        return TV("b", fmt.bits, ip.dom.from_ints(np.atleast_1d(raw).astype(np.uint64), fmt.bits))
 
     return helper
 
