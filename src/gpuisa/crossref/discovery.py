@@ -6,7 +6,8 @@ inputs (plus one source that can be held at 0). Each candidate, under each opera
 (identity, permuted, extra source 0), is run by the numpy evaluator on the same input vectors
 (edge values and random patterns): a mismatch refutes it with a concrete counterexample; a
 wiring that agrees on every vector is then proved by z3 over all inputs (or refuted by z3's
-model, re-checked by numpy). z3 timeouts are recorded as "undecided (timeout N s)", never as a claim.
+model, re-checked by numpy). A query past z3's resource limit is recorded as "undecided (limit ...)", never as a
+claim; the limits are resource counts, not seconds, so every answer is the same on a busy machine as on a quiet one.
 
 Results are cached by semantics fingerprints (hash of both pseudocode texts and the code):
 an AMD instruction whose pseudocode is unchanged from an arch already proved carries that
@@ -29,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from gpuisa.crossref.programs import Ops, Program, Step, arg_value, run_amd_step, run_program
+from gpuisa.crossref.programs import STEPS_RUN, Ops, Program, Step, arg_value, run_amd_step, run_program
 from gpuisa.errors import GpuisaError
 from gpuisa.semantics.domain_np import NumpyDomain
 from gpuisa.semantics.ptx import ptx_semantics
@@ -47,7 +48,10 @@ CHAPTERS = ("Integer Arithmetic Instructions", "Extended-Precision Integer Arith
 CVT_CHAPTER = "cvt"
 CVT_HEADS = ("cvt",)
 ROSETTA_ARCHS = ("rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4", "cdna5")
-Z3_TIMEOUT_S = 10
+# z3's resource units per proof query (deterministic, unlike a timeout: the answer never depends on the machine's load).
+# About 5M units per CPU second here; a proof that needs more is "undecided (limit)". Calibrated on the integer forms of
+# a 10% sample on cdna3: the largest query z3 answered used 14M units, two stopped at a 10 s timeout under load (~2 CPU s).
+Z3_RLIMIT = 30_000_000
 LANES = 384
 EQ, EQR, SEQ, NONE, UNDECIDED, NOSEM = ("equivalent", "equivalent with restrictions", "needs a sequence", "none",
                                         "undecided", "no semantics")
@@ -292,10 +296,12 @@ _DEST_VIEW = re.compile(r"\bD0(?:\[(\d+)\s*:\s*\d+\]|\.[uibf](\d+)\b)")
 
 
 def amd_instructions(arch: str, texts: Texts) -> list[AmdInstr]:
-    """SALU/VALU instructions of an arch that have pseudocode, with their source count and name widths."""
+    """SALU/VALU instructions of an arch that have pseudocode, with their source count and name widths. Named as the
+    manual names them: a catalog also lists each doc under its LLVM spelling (a second key for the same text), which
+    would make the candidate list, and so every fingerprint, differ between `gpuisa rosetta` and the build."""
     out = []
     resolve = resolver_for(arch, texts)
-    for name in sorted({k.lower() for k in texts.instruction_docs(arch)}):
+    for name in sorted({d.name.lower() for docs in texts.instruction_docs(arch).values() for d in docs}):
         if not name.startswith(("v_", "s_")) or name.startswith(("v_cmpx", "v_wmma", "v_mfma", "v_smfmac",
                                                                   "s_cbranch", "s_buffer", "s_load", "s_store")):
             continue
@@ -479,7 +485,7 @@ FLOAT_NOTE_FTZ = ("floats: AMD MODE with denormals flushed (the PTX form's .ftz)
 
 
 # ------------------------------------------------------------------ proof
-def _prove(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, timeout_s: int,
+def _prove(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, rlimit: int,
            below: dict[str, int] | None = None) -> dict[str, Any]:
     """z3 over both programs for all inputs (or those with input < bound, `below`); a model is re-checked by numpy."""
     import z3  # heavy: only when a proof runs
@@ -496,7 +502,7 @@ def _prove(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, timeout_s: in
     except Exception as exc:  # any lowering failure leaves the question open, never a claim
         return {"kind": UNDECIDED, "detail": f"undecided (pseudocode does not lower to z3: {exc})"}
     s = z3.Solver()
-    s.set("timeout", timeout_s * 1000)
+    s.set("rlimit", rlimit)
     s.add(*dom.assumptions)
     for n, bound in (below or {}).items():
         s.add(z3.ULT(env[n][0], z3.BitVecVal(bound, p.inputs[n])))
@@ -524,11 +530,12 @@ def _prove(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, timeout_s: in
                     "time_s": dt}
         return {"kind": "counterexample", "counterexample": vals, "time_s": dt,
                 "detail": _cx_text(vals, int(ra), int(rb)) + " (z3 model, re-checked by numpy)"}
-    return {"kind": UNDECIDED, "detail": f"undecided (timeout {timeout_s} s)", "time_s": dt}
+    return {"kind": UNDECIDED, "detail": f"undecided (limit: z3 stopped at its resource limit of {rlimit:,} units: "
+                                         f"{s.reason_unknown()})", "time_s": dt}
 
 
 MUL_MERGE_TRIES = 16            # operand pairs checked by _merge_mul_operands
-MUL_MERGE_TIMEOUT_MS = 1000
+MUL_MERGE_RLIMIT = 5_000_000     # z3 resource units per check (about a CPU second)
 
 
 def _merge_mul_operands(pa: Any, pb: Any, assumptions: Any) -> tuple[Any, Any, int]:
@@ -568,7 +575,7 @@ def _merge_mul_operands(pa: Any, pb: Any, assumptions: Any) -> tuple[Any, Any, i
                     continue
                 tries += 1
                 sv = z3.Solver()
-                sv.set("timeout", MUL_MERGE_TIMEOUT_MS)
+                sv.set("rlimit", MUL_MERGE_RLIMIT)
                 sv.add(*assumptions)
                 sv.add(x != c)
                 if check(sv) == z3.unsat:
@@ -684,6 +691,35 @@ def _screen(p: PtxSide, prog: Program, arch: str, vecs: dict[str, np.ndarray], t
     return out
 
 
+def _screen_wirings(p: PtxSide, a: AmdInstr, wirings: list[dict[str, Any]], arch: str, vecs: dict[str, np.ndarray],
+                    texts: Texts) -> list[np.ndarray] | None:
+    """_screen of the one-step program _amd_program(p, a, wiring) for each wiring, from one run of `a` over every
+    wiring's operands side by side (_run_side_by_side: lanes concatenated; the evaluator computes each lane from that
+    lane's operands and lane-uniform machine state only, laneId included). None where that run fails: the caller then
+    screens one wiring at a time, as a failing wiring must not take the others with it."""
+    flushed = _flushed(p, vecs)
+    lanes = len(next(iter(flushed.values())))
+    dom = NumpyDomain(lanes)
+    ops = Ops(dom, {k: (dom.from_ints(v, p.inputs[k]), p.inputs[k]) for k, v in flushed.items()})
+    try:
+        variants = [{slot: arg_value(ops, v, 32) for slot, v in w.items()} for w in wirings]
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            results = _run_side_by_side(a.name, variants, lanes, arch, texts)
+    except Exception:  # one wiring may not run; _screen tells which
+        return None
+    out = []
+    for data, w in results:
+        if w != p.width:
+            data = dom.resize(data, w, p.width, False)
+        got = np.asarray(data)
+        got = got.astype(np.uint64) if p.width <= 64 else np.asarray(data, dtype=object)
+        if p.ftz and p.kinds.get("d") == "f":
+            got = _flush(got, p.dest_width, p.elem[1] if p.elem else 0)
+        out.append(got)
+    return out
+
+
 def _mismatch(p: PtxSide, want: np.ndarray, got: np.ndarray) -> np.ndarray:
     """Lanes where the results differ; a NaN float result matches any NaN (payload and sign not compared)."""
     if isinstance(p.model, CvtForm):
@@ -779,28 +815,41 @@ PROVED_KINDS = ("proved", "tested")
 
 
 def _evidence(p: PtxSide, a: AmdInstr, wiring: dict[str, Any], amd_prog: Program, arch: str, texts: Texts,
-              proofs: dict[str, Any], timeout_s: int, below: dict[str, int] | None = None,
+              proofs: dict[str, Any], rlimit: int, below: dict[str, int] | None = None,
               float_random: int = FLOAT_RANDOM) -> dict[str, Any]:
     """Proof (integers) or test (floats), cached by the fingerprint of both texts, the wiring and the range."""
     key = _fp(p.text, a.fp, json.dumps(_wtext(wiring)), str(p.inputs), str(p.width), str(p.ftz),
               json.dumps(below or {}), str(p.carry_out), p.float_kind, code=_EVAL_FP)
     cached = proofs.get(key)
-    if cached is not None and cached["kind"] != UNDECIDED:
-        ev = dict(cached)
-        if cached.get("arch") != arch:
-            ev["detail"] = f"same pseudocode as {cached['arch']}, {cached['kind']} there: " + cached["detail"]
-        return ev
+    if _reusable(cached, rlimit):
+        return _carried(cached, arch)
     if p.float_kind:
         ev = _test_float(p, amd_prog, arch, texts, float_random) | {"arch": arch}
     else:
-        ev = _prove(p, amd_prog, arch, texts, timeout_s, below) | {"arch": arch}
+        ev = _prove(p, amd_prog, arch, texts, rlimit, below) | {"arch": arch, "rlimit": rlimit}
     if float_random == FLOAT_RANDOM or not p.float_kind:
         proofs[key] = ev                # a shortened float test (decide_only) is never cached as evidence
     return ev
 
 
+def _reusable(cached: dict[str, Any] | None, rlimit: int) -> bool:
+    """Whether cached evidence answers the query again: a proof, test or counterexample always (its key holds both
+    texts, the wiring and the evaluator's code); an undecided one only under the same z3 resource limit (the limit
+    is deterministic, so the same query under it stops the same way; a larger one may decide it). Entries from before
+    resource limits (wall-clock timeouts) carry no limit and are recomputed."""
+    return cached is not None and (cached["kind"] != UNDECIDED or cached.get("rlimit") == rlimit)
+
+
+def _carried(cached: dict[str, Any], arch: str) -> dict[str, Any]:
+    """Cached evidence as this arch's: where another arch with the same fingerprint produced it, the detail says so."""
+    ev = dict(cached)
+    if cached.get("arch") != arch:
+        ev["detail"] = f"same pseudocode as {cached['arch']}, {cached['kind']} there: " + cached["detail"]
+    return ev
+
+
 def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: dict[str, Any],
-             timeout_s: int = Z3_TIMEOUT_S, screens: dict[tuple, Any] | None = None,
+             rlimit: int = Z3_RLIMIT, screens: dict[tuple, Any] | None = None,
              decide_only: bool = False) -> dict[str, Any]:
     """The best mapping of one PTX form on one arch, with evidence; `proofs` is the fingerprint cache,
     `screens` memoises candidate outputs on the test vectors (forms with the same operand widths share them).
@@ -822,6 +871,8 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
     close: list[tuple[int, AmdInstr, dict[str, Any], tuple[str, ...], np.ndarray]] = []
     ranked: list[tuple[int, AmdInstr, dict[str, Any]]] = []
     base = p.form.split(".")[0]
+    shape = (tuple(p.inputs.items()), p.width, p.ftz, p.float_kind, p.carry_out, tuple(p.kinds.get(n, "") for n in p.inputs),
+             p.model is not None, _domain_note(p))       # what a candidate's screen depends on besides its wiring
     ordered = sorted(amd, key=lambda a: _order(p, a))
     relaxed = [a for a in ordered if _compatible(p, a, relaxed=True)]
     first = {a.name for a in relaxed}
@@ -833,12 +884,17 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
         if tried > skipped:
             break
         for a in pool:
-            for wiring, notes in _wirings(p, a):
+            wirings = _wirings(p, a)
+            memos = [(a.fp, json.dumps(_wtext(wiring)), shape) for wiring, _ in wirings]
+            missing = [k for k, memo in enumerate(memos) if memo not in screens]
+            if len(missing) > 1 and not p.carry_out:
+                # every operand order of the candidate in one run, lanes side by side (None: one at a time below)
+                got_all = _screen_wirings(p, a, [wirings[k][0] for k in missing], arch, vecs, texts)
+                for k, got in zip(missing, got_all or (), strict=False):
+                    screens[memos[k]] = got
+            for (wiring, notes), memo in zip(wirings, memos, strict=True):
                 tried += 1
                 amd_prog = _amd_program(p, a, wiring)
-                memo = (a.fp, json.dumps(_wtext(wiring)), tuple(p.inputs.items()), p.width, p.ftz, p.float_kind,
-                        p.carry_out, tuple(p.kinds.get(n, "") for n in p.inputs), p.model is not None,
-                        _domain_note(p))
                 if memo not in screens:
                     try:
                         screens[memo] = _screen(p, amd_prog, arch, vecs, texts)
@@ -865,7 +921,7 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
                     if not p.float_kind and _range_options(p, vecs, bad):
                         close.append((agree, a, wiring, restrictions, bad))
                     continue
-                ev = _evidence(p, a, wiring, amd_prog, arch, texts, proofs, timeout_s,
+                ev = _evidence(p, a, wiring, amd_prog, arch, texts, proofs, rlimit,
                                float_random=DECIDE_RANDOM if decide_only else FLOAT_RANDOM)
                 if ev["kind"] in PROVED_KINDS:
                     level = EQR if restrictions else EQ
@@ -880,13 +936,13 @@ def map_form(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: d
     if decide_only:
         close, ranked = [], []
     for _, a, wiring, notes, bad in sorted(close, key=lambda c: -c[0])[:RESTRICT_TRIES]:
-        found = _restricted(p, a, wiring, notes, bad, vecs, arch, texts, proofs, timeout_s)
+        found = _restricted(p, a, wiring, notes, bad, vecs, arch, texts, proofs, rlimit)
         if found is not None and (best is None or found["coverage"] > best["coverage"]):
             best = found
     if best is not None:
         best.pop("coverage")
         return best | {"candidates": tried, "not_run": skipped, "refuted": _refuted(related)}
-    seq, searched = _sequence(p, arch, amd, texts, proofs, timeout_s, vecs, want, ranked, screens) \
+    seq, searched = _sequence(p, arch, amd, texts, proofs, rlimit, vecs, want, ranked, screens) \
         if not decide_only else (None, "decide_only: sequences not searched")
     if seq is not None:
         return seq | {"candidates": tried, "not_run": skipped, "refuted": _refuted(related),
@@ -922,7 +978,10 @@ def _join64(ops: Any) -> Any:
     return ops.bor(ops.place(ops["lo"], 0, 64), ops.place(ops["hi"], 32, 64))
 
 
-SEQUENCE_BUDGET_S = 20.0        # per form: the sequence search stops after this long (the row says so)
+# Per form: the sequence search screens at most this many interpreter steps (programs.STEPS_RUN, memo hits charged
+# what they cost when computed), then stops and the row says so. Steps, not seconds: where a search stops never depends
+# on the machine's load or on what an earlier form left in the memos.
+SEQUENCE_BUDGET_STEPS = 5_000_000      # 4x the largest search of the 2% sample (fma.rm.sat.f32.bf16 on cdna5: 1.2M)
 THIRD_TRIES = 3                 # best-agreeing two-instruction sequences extended by a third instruction
 
 
@@ -1010,22 +1069,22 @@ def _fixups(p: PtxSide, amd: list[AmdInstr], t: str) -> list[tuple[str, dict[str
     return out
 
 
-def _sequence(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: dict[str, Any], timeout_s: int,
+def _sequence(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: dict[str, Any], rlimit: int,
               vecs: dict[str, np.ndarray], want: np.ndarray, ranked: list[tuple[int, AmdInstr, dict[str, Any]]],
               screens: dict[tuple, Any]) -> tuple[dict[str, Any] | None, str]:
     """The first two-instruction sequence equal on every test vector and then proved (or float-tested); then, where
     cheap, three instructions (the best-agreeing pairs with one more fix-up). Returns (row or None, how the search
     ended). Specs are screened in batches (_agreements) and tried in the order listed, so the answer is the one a
     spec-by-spec search finds."""
-    t0 = time.perf_counter()
+    budget = [SEQUENCE_BUDGET_STEPS]
     lanes = len(want)
     near: list[tuple[int, dict[str, Any]]] = []
     specs = _sequence_specs(p, amd, ranked)
-    for spec, agree in zip(specs, _agreements(p, specs, arch, amd, texts, vecs, want, t0), strict=True):
+    for spec, agree in zip(specs, _agreements(p, specs, arch, amd, texts, vecs, want, budget), strict=True):
         if agree is None:
-            return None, f"sequence search stopped after {SEQUENCE_BUDGET_S:.0f} s"
+            return None, f"sequence search stopped at its budget of {SEQUENCE_BUDGET_STEPS:,} interpreter steps (limit)"
         if agree == lanes:
-            found, agree = _try_sequence(p, spec, arch, amd, texts, proofs, timeout_s, vecs, want)
+            found, agree = _try_sequence(p, spec, arch, amd, texts, proofs, rlimit, vecs, want)
             if found is not None:
                 return found, ""
         if spec["shape"] == "chain" and agree >= lanes * 3 // 4:
@@ -1035,11 +1094,12 @@ def _sequence(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: 
         last = f"t{len(spec['chain']) - 1}"
         chain = [(n, {k: (last if v == "r" else v) for k, v in a.items()}) for n, a in spec["chain"]]
         thirds += [{"shape": "chain", "chain": [*chain, fix]} for fix in _fixups(p, amd, last)]
-    for spec, agree in zip(thirds, _agreements(p, thirds, arch, amd, texts, vecs, want, t0), strict=True):
+    for spec, agree in zip(thirds, _agreements(p, thirds, arch, amd, texts, vecs, want, budget), strict=True):
         if agree is None:
-            return None, f"three-instruction search stopped after {SEQUENCE_BUDGET_S:.0f} s"
+            return None, (f"three-instruction search stopped at the sequence budget of {SEQUENCE_BUDGET_STEPS:,} "
+                          "interpreter steps (limit)")
         if agree == lanes:
-            found, _ = _try_sequence(p, spec, arch, amd, texts, proofs, timeout_s, vecs, want)
+            found, _ = _try_sequence(p, spec, arch, amd, texts, proofs, rlimit, vecs, want)
             if found is not None:
                 return found, ""
     return None, f"{len(specs)} two-instruction and {min(len(near), THIRD_TRIES)} three-instruction extensions searched"
@@ -1047,16 +1107,24 @@ def _sequence(p: PtxSide, arch: str, amd: list[AmdInstr], texts: Texts, proofs: 
 
 # Sequence screens by what decides them (the form, each step's pseudocode fingerprint and wiring): kept for the life
 # of the process, so the next arch of a worker's chain screens only sequences with a changed or new instruction.
-_SEQ_SCREENS: dict[str, tuple[int | None, ...]] = {}
+_SEQ_SCREENS: dict[str, tuple[tuple[int | None, ...], int]] = {}      # memo -> (agreements, steps they cost)
 SEQ_SCREENS_MAX = 400_000
+_CHARGED = [0]                  # steps of memo hits, charged as if run again (see _cost)
+
+
+def _cost() -> int:
+    """Evaluation work so far in this process, counting a memo hit as the work it saved: the difference around a
+    computation is what it costs from scratch, whatever the memos held."""
+    return STEPS_RUN[0] + _CHARGED[0]
 
 
 def _agreements(p: PtxSide, specs: list[dict[str, Any]], arch: str, amd: list[AmdInstr], texts: Texts,
-                vecs: dict[str, np.ndarray], want: np.ndarray, t0: float) -> list[int | None]:
+                vecs: dict[str, np.ndarray], want: np.ndarray, budget: list[int]) -> list[int | None]:
     """Lanes on which each sequence spec agrees with the PTX form (0 where its pseudocode does not run, None where
-    the search budget ran out first). Specs that differ in one step only run that step once over all their variants
-    side by side (lanes concatenated): the evaluator is vectorised over lanes, so a batch costs about one run. A
-    batch is only a screen: every spec it finds equal is screened again alone and proved before it is claimed."""
+    the search's step budget, `budget[0]`, which each screen draws on, ran out first). Specs that differ in one step
+    only run that step once over all their variants side by side (lanes concatenated): the evaluator is vectorised
+    over lanes, so a batch costs about one run. A batch is only a screen: every spec it finds equal is screened again
+    alone and proved before it is claimed."""
     fps = {a.name: a.fp for a in amd}
     pkey = f"{p.form}|{p.text}|{p.inputs}|{p.width}|{p.ftz}|{p.float_kind}|{p.carry_out}"
     out: list[int | None] = [None] * len(specs)
@@ -1067,20 +1135,25 @@ def _agreements(p: PtxSide, specs: list[dict[str, Any]], arch: str, amd: list[Am
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         for key, idx in sorted(groups.items(), key=lambda g: g[1][0]):
-            if time.perf_counter() - t0 > SEQUENCE_BUDGET_S:
+            if budget[0] < 0:
                 break
             shape = "single" if key.startswith("single") else key
             sigs = [json.dumps(_sig(specs[i], fps), default=str) for i in idx]
             memo = hashlib.sha1("\0".join([pkey, shape, *sigs]).encode()).hexdigest()
-            hit = _SEQ_SCREENS.get(memo)
-            if hit is None:
+            found = _SEQ_SCREENS.get(memo)
+            if found is None:
+                c0 = _cost()
                 if key.startswith("single"):
                     hit = (_agree_alone(p, specs[idx[0]], arch, vecs, want, texts),)
                 else:
                     hit = tuple(_agree_batch(p, [specs[i] for i in idx], arch, vecs, want, texts, fps))
                 if len(_SEQ_SCREENS) > SEQ_SCREENS_MAX:
                     _SEQ_SCREENS.clear()
-                _SEQ_SCREENS[memo] = hit
+                found = _SEQ_SCREENS[memo] = (hit, _cost() - c0)
+            else:
+                _CHARGED[0] += found[1]
+            hit, cost = found
+            budget[0] -= cost
             for i, n in zip(idx, hit, strict=True):
                 out[i] = n
     return out
@@ -1109,23 +1182,25 @@ def _flushed(p: PtxSide, vecs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 # Step outputs on a form's vectors, by the vectors' digest and each step's fingerprint and wiring: forms that share
 # their input vectors (add.rn.f32, add.rz.f32, add.sat.f32 ...) and their best candidates share the fix-up runs; only
 # the comparison with each form's result is redone. The most recent runs only (forms of a shape are listed together).
-_RUNS: OrderedDict[str, Any] = OrderedDict()
+_RUNS: OrderedDict[str, tuple[Any, int]] = OrderedDict()     # key -> (result or exception, steps it cost)
 RUNS_MAX = 1500
 
 
 def _run_memo(key: str, run: Callable[[], Any]) -> Any:
     hit = _RUNS.get(key)
     if hit is None:
+        c0 = _cost()
         try:
-            hit = run()
+            value = run()
         except Exception as exc:  # remembered: the same step fails the same way on the same vectors
-            hit = exc
-        _RUNS[key] = hit
+            value = exc
+        hit = _RUNS[key] = (value, _cost() - c0)
         if len(_RUNS) > RUNS_MAX:
             _RUNS.popitem(last=False)
     else:
         _RUNS.move_to_end(key)
-    return hit
+        _CHARGED[0] += hit[1]
+    return hit[0]
 
 
 def _agree_batch(p: PtxSide, specs: list[dict[str, Any]], arch: str, vecs: dict[str, np.ndarray], want: np.ndarray,
@@ -1215,7 +1290,7 @@ def _run_side_by_side(name: str, variants: list[dict[str, Any]], lanes: int, arc
 
 
 def _try_sequence(p: PtxSide, spec: dict[str, Any], arch: str, amd: list[AmdInstr], texts: Texts,
-                  proofs: dict[str, Any], timeout_s: int, vecs: dict[str, np.ndarray], want: np.ndarray
+                  proofs: dict[str, Any], rlimit: int, vecs: dict[str, np.ndarray], want: np.ndarray
                   ) -> tuple[dict[str, Any] | None, int]:
     prog, steps, text = sequence_program(spec, p.width)
     try:
@@ -1228,13 +1303,11 @@ def _try_sequence(p: PtxSide, spec: dict[str, Any], arch: str, amd: list[AmdInst
     key = _fp(p.text, "seq", json.dumps(text), *(amd_by.fp for amd_by in amd if amd_by.name in
                                                {s["amd"] for s in steps}), str(p.inputs), p.float_kind, code=_EVAL_FP)
     cached = proofs.get(key)
-    if cached is not None and cached["kind"] != UNDECIDED:
-        ev = dict(cached)
-        if cached.get("arch") != arch:
-            ev["detail"] = f"same pseudocode as {cached['arch']}, {cached['kind']} there: " + cached["detail"]
+    if _reusable(cached, rlimit):
+        ev = _carried(cached, arch)
     else:
-        ev = (_test_float(p, prog, arch, texts) if p.float_kind else _prove(p, prog, arch, texts, timeout_s)) \
-            | {"arch": arch}
+        ev = (_test_float(p, prog, arch, texts) if p.float_kind else _prove(p, prog, arch, texts, rlimit)) \
+            | {"arch": arch, "rlimit": rlimit}
         proofs[key] = ev
     if ev["kind"] not in PROVED_KINDS:
         return None, len(want)
@@ -1268,22 +1341,16 @@ def _range_options(p: PtxSide, vecs: dict[str, np.ndarray], bad: np.ndarray) -> 
 
 
 def _restricted(p: PtxSide, a: AmdInstr, wiring: dict[str, Any], notes: tuple[str, ...], bad: np.ndarray,
-                vecs: dict[str, np.ndarray], arch: str, texts: Texts, proofs: dict[str, Any], timeout_s: int
+                vecs: dict[str, np.ndarray], arch: str, texts: Texts, proofs: dict[str, Any], rlimit: int
                 ) -> dict[str, Any] | None:
     """A refuted candidate that is equal on a range of one input (every failing lane has it >= the bound, e.g. a
     shift count >= 5 or a factor >= 2^24): proved under `input < bound`, with the counterexample at the bound."""
     amd_prog = _amd_program(p, a, wiring)
-    for _, group, bound in _range_options(p, vecs, bad)[:3]:
-        for _ in range(3):
-            ev = _evidence(p, a, wiring, amd_prog, arch, texts, proofs, timeout_s, dict.fromkeys(group, bound))
-            cx = ev.get("counterexample", {})
-            low = max((cx.get(n, 0) for n in group), default=0)
-            if ev["kind"] == "counterexample" and MIN_BOUND <= low < bound:
-                bound = low
-                continue
-            break
-        if ev["kind"] != "proved":
+    for _, group, start in _range_options(p, vecs, bad)[:3]:
+        found = _widest_bound(p, a, wiring, amd_prog, arch, texts, proofs, rlimit, group, start)
+        if found is None:
             continue
+        bound, ev = found
         vals = _counterexample_at(p, amd_prog, arch, texts, vecs, bad, group[-1], bound)
         names = " and ".join(f"{n} < {bound}" for n in group)
         restriction = f"range: {names} ({', '.join(f'{k}={v:#x}' for k, v in vals.items())} is a counterexample)"
@@ -1291,6 +1358,37 @@ def _restricted(p: PtxSide, a: AmdInstr, wiring: dict[str, Any], notes: tuple[st
                 "evidence": _public(ev) | {"counterexample": vals}, "range": dict.fromkeys(group, bound),
                 "coverage": bound / (1 << max(p.inputs[n] for n in group)) + (0.5 if a.name.startswith("v_") else 0)}
     return None
+
+
+RANGE_TRIES = 12                # proofs per range search (a bisection of 0..255 needs 8)
+
+
+def _widest_bound(p: PtxSide, a: AmdInstr, wiring: dict[str, Any], amd_prog: Program, arch: str, texts: Texts,
+                  proofs: dict[str, Any], rlimit: int, group: tuple[str, ...], start: int
+                  ) -> tuple[int, dict[str, Any]] | None:
+    """The largest bound B <= start (start: the smallest failing test value) with the candidate proved equal for every
+    input of the group below B, and that proof; None when no B >= MIN_BOUND is proved. Being proved below B holds for
+    every smaller bound too, so the largest one is a single answer: bisection between the largest bound proved and the
+    smallest known to fail (a z3 counterexample moves that one down to its own values) finds it whatever models z3
+    returns (they differ with what the solver's context has seen before), where following the models alone stopped
+    wherever they happened to lead."""
+    lo, hi = MIN_BOUND - 1, start + 1          # proved below lo + 1 (lo < MIN_BOUND: nothing yet); fails below hi
+    best: tuple[int, dict[str, Any]] | None = None
+    bound = start
+    for _ in range(RANGE_TRIES):
+        ev = _evidence(p, a, wiring, amd_prog, arch, texts, proofs, rlimit, dict.fromkeys(group, bound))
+        if ev["kind"] == "proved":
+            lo, best = bound, (bound, ev)
+        else:
+            cx = ev.get("counterexample") or {}
+            hi = min(bound, max((cx.get(n, bound) for n in group), default=bound) + 1) if cx else bound
+        if hi - lo <= 1:
+            return best
+        # the first refinement tries just below the counterexample (z3's model is often at the edge), then bisects
+        bound = hi - 1 if best is None and bound == start else (lo + hi) // 2
+        if bound < MIN_BOUND:
+            return best
+    return best
 
 
 def _counterexample_at(p: PtxSide, amd_prog: Program, arch: str, texts: Texts, vecs: dict[str, np.ndarray],
@@ -1320,7 +1418,7 @@ def _wtext(wiring: dict[str, Any]) -> dict[str, str]:
 
 # ------------------------------------------------------------------ all forms, one arch, cached
 def discover_arch(arch: str, forms: list[PtxFormRef], texts: Texts, cache: Path | None = None,
-                  timeout_s: int = Z3_TIMEOUT_S, progress: Progress | None = None,
+                  rlimit: int = Z3_RLIMIT, progress: Progress | None = None,
                   budget_s: float | None = None, decide_only: bool = False) -> dict[str, Any]:
     """One row per PTX form: {form, chapter, level, amd, wiring, restrictions, evidence | nearest, reason}.
     decide_only (map_form): only whether each row is decided; its rows are neither cached nor stored.
@@ -1331,53 +1429,86 @@ def discover_arch(arch: str, forms: list[PtxFormRef], texts: Texts, cache: Path 
     is not cached.
     """
     t0 = time.perf_counter()
-    amd = amd_instructions(arch, texts)
+    plan = _ArchPlan.make(arch, forms, texts, cache)
     deadline = time.time() + budget_s if budget_s is not None else None
-    amd_fp = _fp(arch, *(f"{a.name}|{a.fp}" for a in amd))
-    rows_file = cache.with_name(f"{cache.stem}-rows-{arch}.json") if cache is not None else None
-    old = _load(rows_file)
-    stored: dict[str, Any] = old.get("rows", {}) if old.get("amd") == amd_fp and isinstance(old.get("rows"), dict) \
-        else {}
     proofs: dict[str, Any] | None = None
-    screens = _SCREENS
     rows, fresh = [], 0
     for i, ref in enumerate(forms):
         if progress is not None:
             progress(arch, i, len(forms))
-        fp = _form_fingerprint(ref, amd_fp, texts)
-        hit = stored.get(ref.form)
-        if hit is not None and hit.get("fp") == fp:
-            rows.append(hit["row"])
-            continue
-        row: dict[str, Any] = {"form": ref.form, "chapter": ref.chapter, "arch": arch}
-        if deadline is not None and time.time() > deadline and not ref.always:
-            rows.append(row | {"level": NOT_COMPUTED, "reason": "not computed within this run's time budget "
-                                                                "(`gpuisa rosetta --arch A` computes and caches it)"})
+        hit = plan.cached(i)
+        if hit is not None:
+            rows.append(hit)
             continue
         if proofs is None:
             proofs = _load(cache)
-        if len(_SCREENS) > SCREENS_MAX:
-            _SCREENS.clear()
-        try:
-            p = pair_side(ref.form, texts) if ref.form in PAIRS else ptx_side(ref.form, texts)
-            row |= map_form(p, arch, amd, texts, proofs, timeout_s, screens, decide_only)
-        except Exception as exc:  # the row says why; one form never stops the table
-            row |= {"level": NOSEM, "reason": f"the PTX semantics do not evaluate: {exc}"}
+        row = _cell(ref, arch, plan.amd, texts, proofs, rlimit, deadline, decide_only)
         rows.append(row)
-        if not decide_only:
-            stored[ref.form] = {"fp": fp, "row": row}
+        if not decide_only and row["level"] != NOT_COMPUTED:
+            plan.store(i, row)
             fresh += 1
     if fresh:
         _save(cache, proofs or {})
-        if rows_file is not None:
-            rows_file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = rows_file.with_suffix(f".{time.time_ns()}.tmp")
-            tmp.write_text(json.dumps({"amd": amd_fp, "rows": stored}))
-            tmp.replace(rows_file)
+        plan.save()
     if progress is not None:
         progress(arch, len(forms), len(forms))
     return {"arch": arch, "rows": rows, "seconds": round(time.perf_counter() - t0, 2), "cached": not fresh,
             "computed": fresh}
+
+
+@dataclass(slots=True)
+class _ArchPlan:
+    """One arch's candidates, its rows cache file and the fingerprint of every form against them."""
+
+    arch: str
+    amd: list[AmdInstr]
+    amd_fp: str
+    fps: list[str]                   # per form, _form_fingerprint
+    forms: list[PtxFormRef]
+    rows_file: Path | None
+    stored: dict[str, Any]
+
+    @classmethod
+    def make(cls, arch: str, forms: list[PtxFormRef], texts: Texts, cache: Path | None) -> _ArchPlan:
+        amd = amd_instructions(arch, texts)
+        amd_fp = _fp(arch, *(f"{a.name}|{a.fp}" for a in amd))
+        rows_file = cache.with_name(f"{cache.stem}-rows-{arch}.json") if cache is not None else None
+        old = _load(rows_file)
+        stored = old.get("rows", {}) if old.get("amd") == amd_fp and isinstance(old.get("rows"), dict) else {}
+        fps = [_form_fingerprint(ref, amd_fp, texts) for ref in forms]
+        return cls(arch, amd, amd_fp, fps, forms, rows_file, stored)
+
+    def cached(self, i: int) -> dict[str, Any] | None:
+        hit = self.stored.get(self.forms[i].form)
+        return hit["row"] if hit is not None and hit.get("fp") == self.fps[i] else None
+
+    def store(self, i: int, row: dict[str, Any]) -> None:
+        self.stored[self.forms[i].form] = {"fp": self.fps[i], "row": row}
+
+    def save(self) -> None:
+        if self.rows_file is None:
+            return
+        self.rows_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.rows_file.with_suffix(f".{time.time_ns()}.tmp")
+        tmp.write_text(json.dumps({"amd": self.amd_fp, "rows": self.stored}))
+        tmp.replace(self.rows_file)
+
+
+def _cell(ref: PtxFormRef, arch: str, amd: list[AmdInstr], texts: Texts, proofs: dict[str, Any], rlimit: int,
+          deadline: float | None = None, decide_only: bool = False) -> dict[str, Any]:
+    """One (form, arch) row computed anew (or NOT_COMPUTED past the deadline unless the form is `always`)."""
+    row: dict[str, Any] = {"form": ref.form, "chapter": ref.chapter, "arch": arch}
+    if deadline is not None and time.time() > deadline and not ref.always:
+        return row | {"level": NOT_COMPUTED, "reason": "not computed within this run's time budget "
+                                                       "(`gpuisa rosetta --arch A` computes and caches it)"}
+    if len(_SCREENS) > SCREENS_MAX:
+        _SCREENS.clear()
+    try:
+        p = pair_side(ref.form, texts) if ref.form in PAIRS else ptx_side(ref.form, texts)
+        row |= map_form(p, arch, amd, texts, proofs, rlimit, _SCREENS, decide_only)
+    except Exception as exc:  # the row says why; one form never stops the table
+        row |= {"level": NOSEM, "reason": f"the PTX semantics do not evaluate: {exc}"}
+    return row
 
 
 # Candidate outputs on the screen vectors, by the candidate's fingerprint (pseudocode and the machine state it reads),
@@ -1386,62 +1517,154 @@ _SCREENS: dict[tuple, Any] = {}
 SCREENS_MAX = 60_000            # about 3 KB each
 
 
-_WORKER_TEXTS: list[Texts] = []
+class _NewProofs(dict):
+    """The evidence cache as a worker sees it: what it adds is also kept apart, to be sent to the parent."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.new: dict[str, Any] = {}
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key, value)
+        self.new[key] = value
+
+
+# What a worker inherits by fork (discover_all sets it before the pool starts): its texts, the archs' candidates and
+# the evidence cache as loaded.
+_WORKER: dict[str, Any] = {}
 
 
 def _worker_init(texts: Texts | Callable[[], Texts]) -> None:
     """A worker's texts: inherited by fork, or opened anew by a factory (a catalog's SQLite connection must not
     cross a fork)."""
-    _WORKER_TEXTS[:] = [texts() if callable(texts) else texts]
+    _WORKER["texts"] = texts() if callable(texts) else texts
+    _WORKER["proofs"] = _NewProofs(_WORKER.get("loaded", {}))
+
+
+FORMS_PER_TASK_MAX = 24         # forms a worker takes at once (neighbouring forms share fix-up runs: _RUNS)
 
 
 def discover_all(archs: Iterable[str], forms: list[PtxFormRef], texts: Texts | Callable[[], Texts],
                  cache: Path | None = None,
-                 jobs: int = 2, timeout_s: int = Z3_TIMEOUT_S, progress: Progress | None = None,
+                 jobs: int = 2, rlimit: int = Z3_RLIMIT, progress: Progress | None = None,
                  budget_s: float | None = None) -> dict[str, dict[str, Any]]:
-    """discover_arch for several archs, one worker process per arch at a time (`jobs` at once; the texts reach
-    the workers by fork, not by pickling); progress(stage, archs done, archs) after each. With budget_s each
-    arch gets its share (budget_s * jobs / archs seconds from its own start); the rest is NOT_COMPUTED."""
+    """discover_arch for several archs. The cache is read here: cells it holds cost nothing, and when it holds every
+    cell no worker starts. The other cells are computed form by form, each form on all its archs in one worker
+    (`jobs` processes; the texts reach them by fork, not by pickling): the archs of one form share screens and
+    sequence screens of identical pseudocode, and a proof of an instruction whose pseudocode several archs share is
+    made once, on the first of them in `archs`, and carried to the others ("same pseudocode as ..."), whatever the
+    number of workers. Only this process writes the cache. progress("rosetta", cells done, cells) as they come.
+    With budget_s, a cell not started budget_s seconds after the start is NOT_COMPUTED (unless its form is
+    `always`)."""
+    archs = list(archs)
+    t0 = time.perf_counter()
+    deadline = time.time() + budget_s if budget_s is not None else None
+    local = texts() if callable(texts) else texts
+    plans = {arch: _ArchPlan.make(arch, forms, local, cache) for arch in archs}
+    rows: dict[str, list[dict[str, Any] | None]] = {a: [plans[a].cached(i) for i in range(len(forms))] for a in archs}
+    todo = [(i, [a for a in archs if rows[a][i] is None]) for i in range(len(forms))]
+    todo = [(i, missing) for i, missing in todo if missing]
+    seconds = dict.fromkeys(archs, 0.0)
+    fresh = dict.fromkeys(archs, 0)
+    total = len(forms) * len(archs)
+    done = total - sum(len(m) for _, m in todo)
+    if progress is not None:
+        progress("rosetta", done, total)
+    if todo:
+        proofs = _load(cache)
+        amd = {a: plans[a].amd for a in archs}
+        results: Iterable[list[tuple[int, str, dict[str, Any], float]]]
+        if jobs <= 1 or len(todo) <= 1:
+            results = _run_inline(todo, forms, amd, local, proofs, rlimit, deadline)
+        else:
+            results = _run_pool(todo, forms, amd, texts, proofs, jobs, rlimit, deadline)
+        last_save = time.perf_counter()
+        for batch in results:
+            for i, arch, row, dt in batch:
+                rows[arch][i] = row
+                seconds[arch] += dt
+                if row["level"] != NOT_COMPUTED:
+                    plans[arch].store(i, row)
+                    fresh[arch] += 1
+            done += len(batch)
+            if progress is not None:
+                progress("rosetta", done, total)
+            if time.perf_counter() - last_save > SAVE_EVERY_S:
+                _save_all(cache, proofs, plans, fresh)
+                last_save = time.perf_counter()
+        _save_all(cache, proofs, plans, fresh)
+    wall = round(time.perf_counter() - t0, 2)
+    return {a: {"arch": a, "rows": rows[a], "seconds": round(seconds[a], 2) if fresh[a] else wall,
+                "cached": not fresh[a], "computed": fresh[a]} for a in archs}
+
+
+SAVE_EVERY_S = 60.0             # a long cold run keeps what it has computed so far (an interrupted run resumes)
+
+
+def _save_all(cache: Path | None, proofs: dict[str, Any], plans: dict[str, _ArchPlan], fresh: dict[str, int]) -> None:
+    if any(fresh.values()):
+        _save(cache, proofs)
+    for arch, plan in plans.items():
+        if fresh[arch]:
+            plan.save()
+
+
+def _run_inline(todo: list[tuple[int, list[str]]], forms: list[PtxFormRef], amd: dict[str, list[AmdInstr]],
+                texts: Texts, proofs: dict[str, Any], rlimit: int, deadline: float | None
+                ) -> Iterable[list[tuple[int, str, dict[str, Any], float]]]:
+    """The cells in this process, one form at a time (the evidence added is merged into `proofs`)."""
+    work = _NewProofs(proofs)
+    for item in todo:
+        batch = _forms_task([item], forms, amd, texts, work, rlimit, deadline)
+        proofs.update(work.new)
+        work.new = {}
+        yield batch
+
+
+def _run_pool(todo: list[tuple[int, list[str]]], forms: list[PtxFormRef], amd: dict[str, list[AmdInstr]],
+              texts: Texts | Callable[[], Texts], proofs: dict[str, Any], jobs: int, rlimit: int,
+              deadline: float | None) -> Iterable[list[tuple[int, str, dict[str, Any], float]]]:
+    """The cells in worker processes, a few neighbouring forms per task, results as they come (the evidence the
+    workers add is merged into `proofs`)."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
     from gpuisa.workers import process_pool  # worker pools only when several archs run
 
-    archs = list(archs)
-    out: dict[str, dict[str, Any]] = {}
-    share = budget_s * max(1, min(jobs, len(archs))) / max(1, len(archs)) if budget_s is not None else None
-    if jobs <= 1 or len(archs) <= 1:
-        texts = texts() if callable(texts) else texts
-        for i, arch in enumerate(archs):
-            out[arch] = discover_arch(arch, forms, texts, cache, timeout_s, budget_s=share)
-            if progress is not None:
-                progress("rosetta", i + 1, len(archs))
-        return out
-    chains = arch_chains(archs, jobs)
-    with process_pool(len(chains), _worker_init, (texts,)) as pool:
-        futures = {pool.submit(_worker_chain, chain, forms, cache, timeout_s, share): chain for chain in chains}
-        from concurrent.futures import as_completed
-
-        done = 0
-        for fut in as_completed(futures):
-            for arch, found in zip(futures[fut], fut.result(), strict=True):
-                out[arch] = found
-                done += 1
-                if progress is not None:
-                    progress("rosetta", done, len(archs))
-    return {a: out[a] for a in archs}
+    size = max(1, min(FORMS_PER_TASK_MAX, len(todo) // (jobs * 8)))
+    tasks = [todo[k:k + size] for k in range(0, len(todo), size)]
+    _WORKER.update(amd=amd, loaded=proofs)
+    try:
+        with process_pool(min(jobs, len(tasks)), _worker_init, (texts,)) as pool:
+            pending = {pool.submit(_worker_forms, task, forms, rlimit, deadline) for task in tasks}
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    batch, new = fut.result()
+                    proofs.update(new)
+                    yield batch
+    finally:
+        _WORKER.clear()
 
 
-def arch_chains(archs: list[str], jobs: int) -> list[list[str]]:
-    """The archs split into `jobs` chains, one per worker, each a family in manual order (cdna3, cdna4, cdna5): a
-    worker keeps its screen memo from one arch to the next, so the later archs of a chain only screen pseudocode
-    that changed."""
-    ordered = sorted(archs, key=lambda a: (a.rstrip("0123456789."), a))
-    k = max(1, min(jobs, len(ordered)))
-    size = -(-len(ordered) // k)
-    return [ordered[i:i + size] for i in range(0, len(ordered), size)]
+def _worker_forms(task: list[tuple[int, list[str]]], forms: list[PtxFormRef], rlimit: int,
+                  deadline: float | None) -> tuple[list[tuple[int, str, dict[str, Any], float]], dict[str, Any]]:
+    proofs: _NewProofs = _WORKER["proofs"]
+    batch = _forms_task(task, forms, _WORKER["amd"], _WORKER["texts"], proofs, rlimit, deadline)
+    new, proofs.new = proofs.new, {}
+    return batch, new
 
 
-def _worker_chain(chain: list[str], forms: list[PtxFormRef], cache: Path | None, timeout_s: int,
-                  budget_s: float | None) -> list[dict[str, Any]]:
-    return [discover_arch(arch, forms, _WORKER_TEXTS[0], cache, timeout_s, budget_s=budget_s) for arch in chain]
+def _forms_task(task: list[tuple[int, list[str]]], forms: list[PtxFormRef], amd: dict[str, list[AmdInstr]],
+                texts: Texts, proofs: dict[str, Any], rlimit: int, deadline: float | None
+                ) -> list[tuple[int, str, dict[str, Any], float]]:
+    """Each form of the task on each of its archs, in order: (form index, arch, row, seconds)."""
+    out = []
+    for i, archs in task:
+        for arch in archs:
+            t = time.perf_counter()
+            row = _cell(forms[i], arch, amd[arch], texts, proofs, rlimit, deadline)
+            out.append((i, arch, row, time.perf_counter() - t))
+    return out
 
 
 def _form_fingerprint(ref: PtxFormRef, amd_fp: str, texts: Texts) -> str:
@@ -1487,7 +1710,7 @@ def decided(row: dict[str, Any]) -> bool:
 
 # ------------------------------------------------------------------ re-checking stored evidence
 def recheck(cell: dict[str, Any], texts: Texts, amd: dict[str, AmdInstr], prove: bool = True,
-            random_patterns: int = 4096, timeout_s: int = Z3_TIMEOUT_S) -> tuple[bool, str]:
+            random_patterns: int = 4096, rlimit: int = Z3_RLIMIT) -> tuple[bool, str]:
     """Re-run one stored Rosetta cell's evidence from the texts (crossref.stage.rosetta_cell): a proof is proved
     again by z3 (under its range), a float test runs again on fresh random patterns, a counterexample is run
     again by numpy and must still differ. `amd` is amd_instructions() of the cell's arch by name.
@@ -1518,6 +1741,6 @@ def recheck(cell: dict[str, Any], texts: Texts, amd: dict[str, AmdInstr], prove:
     if kind == "proved":
         if not prove:
             return True, "proof not re-run (not in the sample)"
-        ev = _prove(p, amd_prog, arch, texts, timeout_s, cell.get("range") or None)
+        ev = _prove(p, amd_prog, arch, texts, rlimit, cell.get("range") or None)
         return ev["kind"] == "proved", f"proof re-run: {ev['detail']}"
     return False, f"no evidence to re-run ({kind!r})"

@@ -96,6 +96,11 @@ def arg_value(ops: Ops, a: Arg, width: int) -> Value:
     return a(ops)
 
 
+# Interpreter steps of every AMD step run in this process: a measure of evaluation work that, unlike seconds, does not
+# depend on the machine's load (crossref.discovery bounds its sequence search with it).
+STEPS_RUN = [0]
+
+
 def run_amd_step(dom: Any, step: Step, arch: str, env: dict[str, Value], texts: Texts) -> Value:
     sem = amd_semantics(step.op, arch, texts)
     tree = parse_block(sem.text, sem.style, f"{step.op} ({arch})")
@@ -105,7 +110,10 @@ def run_amd_step(dom: Any, step: Step, arch: str, env: dict[str, Value], texts: 
     for name, a in step.args.items():
         data, w = arg_value(ops, a, 32)
         ip.env[name] = TV("b", w, data)
-    ip.run(tree)
+    try:
+        ip.run(tree)
+    finally:
+        STEPS_RUN[0] += ip.steps + ip.called_steps
     out = step.result or next(n for n in ("D0", "D", "SCC") if n in ip.env)
     v = ip.env[out]
     t = ip.out_type.get(out)
@@ -141,7 +149,7 @@ def run_ptx_step(dom: Any, step: Step, env: dict[str, Value], texts: Texts, erra
         w = sem.types[name][1]
         data, aw = arg_value(ops, a, w)
         inputs[name] = dom.resize(data, aw, w, False) if aw != w else data
-    ip = run_ptx(sem, inputs, dom)
+    ip = run_ptx(sem, inputs, dom, seconds=None)     # evidence: bounded by steps, never by the clock
     dest = step.result or sem.operands[0]
     kind, width = ip.declared.get(dest, sem.types[dest])
     v = ip.view(ip.env[dest], kind, width) if dest in ip.env else ip.zero(kind, width)

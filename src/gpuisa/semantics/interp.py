@@ -114,6 +114,7 @@ class Interp(ValueOps, StoreOps, PtxForms, RegisterOps):
         self.deadline: float | None = None   # time.monotonic() past which evaluation stops (EvalError)
         self.steps = 0                 # statements and expression nodes evaluated, bounded by EVAL_MAX_STEPS
         self.calls = 0                 # nested lambda / instruction calls, bounded by EVAL_MAX_CALLS
+        self.called_steps = 0          # steps of the instructions this one called (each bounded on its own)
         self.line: int | None = None   # line of the statement being run, for errors
         self.regfiles: dict[str, dict[int, Any]] = {}   # VGPR / SGPR: address -> one value per lane
         self.written_registers: list[str] = []          # VGPR[7], SGPR[3] ... in the order written
@@ -768,7 +769,10 @@ class Interp(ValueOps, StoreOps, PtxForms, RegisterOps):
             sub.env[f"S{i}"] = a
         if len(args) == 1:   # a SOPP instruction's one argument is its SIMM16: s_nop(16'0U) (rdna4/README.md:9711)
             sub.env.setdefault("SIMM16", args[0])
-        sub.run(tree)
+        try:
+            sub.run(tree)
+        finally:
+            self.called_steps += sub.steps + sub.called_steps
         out = next((d for d in ("D0", "D") if d in sub.env), None)
         if out is None and not sub.written and not sub.written_registers:
             return TV("lit", 0, 0)      # an instruction with no result (S_NOP) called as a statement

@@ -59,14 +59,15 @@ def machine_for(arch: str | None) -> dict[str, int]:
 
 
 @contextmanager
-def bounded(ip: Interp, text: str, seconds: float = EVAL_SECONDS) -> Iterator[None]:
-    """Run `ip` under a time budget; any failure inside becomes one EvalError naming where and the line.
+def bounded(ip: Interp, text: str, seconds: float | None = EVAL_SECONDS) -> Iterator[None]:
+    """Run `ip` under a time budget (None: its step budget only, so the outcome never depends on the machine's load);
+    any failure inside becomes one EvalError naming where and the line.
 
     Hostile text reaches places no real manual does (a 63-bit float, a value billions of bits wide,
     nesting deeper than Python's stack): whatever breaks, the caller gets the instruction, the line
     and its text, never a bare ValueError or RecursionError.
     """
-    ip.deadline = time.monotonic() + seconds
+    ip.deadline = time.monotonic() + seconds if seconds is not None else None
     try:
         with np.errstate(all="ignore"):
             yield
@@ -220,8 +221,10 @@ def token_text(tok: Token | Tree) -> str:
     return str(tok)
 
 
-def run_ptx(sem: PtxSemantics, inputs: dict[str, Any], dom: Any, lane_ids: Any = None) -> Interp:
-    """Run a prepared PTX form (semantics.ptx.PtxSemantics) on a domain; returns the interpreter."""
+def run_ptx(sem: PtxSemantics, inputs: dict[str, Any], dom: Any, lane_ids: Any = None,
+            seconds: float | None = EVAL_SECONDS) -> Interp:
+    """Run a prepared PTX form (semantics.ptx.PtxSemantics) on a domain; returns the interpreter. `seconds`: the
+    time budget (bounded); evidence (crossref.programs) runs with None, bounded by steps alone."""
     tree = parse_ptx(sem.code, sem.form)
     ip = Interp(dom, builtins=Builtins(), where=sem.form, machine={}, lane_ids=lane_ids)
     ip.lit_width = EXACT_WIDTH
@@ -230,7 +233,7 @@ def run_ptx(sem: PtxSemantics, inputs: dict[str, Any], dom: Any, lane_ids: Any =
     ip.fuse_mad = sem.name in ("fma", "mad") and (any(t[0] == "f" for t in sem.types.values())
                                                   or (sem.elem is not None and sem.elem[0] == "f"))
     bind_inputs(ip, sem, inputs, dom)
-    with bounded(ip, sem.code):
+    with bounded(ip, sem.code, seconds):
         ip.run(tree)
     return ip
 
