@@ -32,3 +32,15 @@ def test_rosetta_bad_chapter_is_one_error(catalog_path):
     res = CliRunner().invoke(app, ["rosetta", "--arch", "cdna3", "--chapter", "nope", "--catalog", str(catalog_path)])
     # GpuisaError is what cli.main turns into `gpuisa: error: ...` and exit 2
     assert isinstance(res.exception, GpuisaError) and "no Rosetta chapter matches" in str(res.exception)
+
+
+def test_catalog_and_manual_list_the_same_candidates(catalog):
+    """A catalog also lists each AMD doc under its catalog key (LLVM's spelling); the Rosetta's candidates and
+    fingerprints must not change with it, or `gpuisa rosetta` and the build overwrite each other's cached rows."""
+    from gpuisa.crossref.discovery import amd_instructions
+    from tests.conftest import TEXTS
+
+    docs = catalog.instruction_docs("rdna3")
+    assert any(d.name.upper() != key.upper() for key, ds in docs.items() for d in ds)   # premise: extra keys
+    from_catalog = [(a.name, a.fp) for a in amd_instructions("rdna3", catalog)]
+    assert from_catalog == [(a.name, a.fp) for a in amd_instructions("rdna3", TEXTS)]
