@@ -121,8 +121,6 @@ def test_evidence_is_keyed_by_the_evaluator_not_the_search():
 def test_batched_sequence_screens_agree_with_one_at_a_time(form):
     """The sequence search screens specs that share all but their last step side by side (lanes concatenated); each
     spec's agreement must be the one its own program gives alone (fix-ups, pre-fixes and three-instruction chains)."""
-    import time
-
     from gpuisa.crossref import discovery as d
 
     arch = "cdna3"
@@ -146,7 +144,7 @@ def test_batched_sequence_screens_agree_with_one_at_a_time(form):
     assert any(len(s["chain"]) == 2 and "t0" in s["chain"][1][1].values() for s in sample if s["shape"] == "chain")
     d._SEQ_SCREENS.clear()
     d._RUNS.clear()
-    batched = d._agreements(p, sample, arch, amd, TEXTS, vecs, want, time.perf_counter())
+    batched = d._agreements(p, sample, arch, amd, TEXTS, vecs, want, [d.SEQUENCE_BUDGET_STEPS])
     alone = [d._agree_alone(p, s, arch, vecs, want, TEXTS) for s in sample]
     assert batched == alone
 

@@ -1562,6 +1562,10 @@ def discover_all(archs: Iterable[str], forms: list[PtxFormRef], texts: Texts | C
     local = texts() if callable(texts) else texts
     plans = {arch: _ArchPlan.make(arch, forms, local, cache) for arch in archs}
     rows: dict[str, list[dict[str, Any] | None]] = {a: [plans[a].cached(i) for i in range(len(forms))] for a in archs}
+    if deadline is not None and time.time() > deadline:      # no time to compute: only `always` forms go on
+        for a in archs:
+            rows[a] = [r if r is not None or forms[i].always else _cell(forms[i], a, [], local, {}, Z3_RLIMIT, deadline)
+                       for i, r in enumerate(rows[a])]
     todo = [(i, [a for a in archs if rows[a][i] is None]) for i in range(len(forms))]
     todo = [(i, missing) for i, missing in todo if missing]
     seconds = dict.fromkeys(archs, 0.0)
