@@ -309,3 +309,17 @@ def test_old_matrix_spellings_on_gfx950_assemble_as_the_listed_instruction(codec
     assert written.split()[0] != asm.split()[0] and written.split()[0].replace("_", "") == asm.split()[0].replace("_", "")
     [e] = encode(written, "gfx950")
     assert e.data == data
+
+
+def test_a_bf16_literal_is_rounded_to_nearest_even(codec_env):
+    """gfx950_xdlops.s:103-104: 10.1 for a bf16 source is the literal 0x4122, the nearest bfloat16 (float32 0x41219999
+    rounded up), not its truncated top half 0x4121; ties go to the even pattern."""
+    from gpuisa import encode
+    from gpuisa.codec.operands import bf16_bits
+
+    written = (MC / "AMDGPU/gfx950_xdlops.s").read_text().splitlines()[103 - 1]
+    asm, data = llvm_check("AMDGPU/gfx950_xdlops.s", 104)
+    assert written.startswith("v_dot2c_f32_bf16_e32 v5, 10.1, v2") and asm == "v_dot2c_f32_bf16_e32 v5, 0x4122, v2"
+    [e] = encode(written.split(";")[0], "gfx950")
+    assert e.data == data
+    assert (bf16_bits(1.0 + 2 ** -8), bf16_bits(1.0 + 3 * 2 ** -8)) == (0x3F80, 0x3F82)   # ties to even

@@ -881,7 +881,7 @@ class _Encoder:
         try:
             value = ops.literal_value(low, 32 if bf16 and ops.parse_int(low) is None else bits, is_float)
             if bf16 and value is not None and ops.parse_int(low) is None:
-                value >>= 16
+                value = ops.bf16_bits(ops.parse_float(low))   # rounded, not truncated (operands.bf16_bits)
         except OperandError as exc:
             raise _Attempt(tok.col, str(exc)) from None
         if value is None:

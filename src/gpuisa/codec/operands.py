@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 
 from gpuisa.codec.syntax import (
     INLINE_FLOATS,
@@ -180,6 +181,18 @@ def inline_code(text: str, bits: int, is_float: bool) -> int | None:
         elif f == value:
             return code
     return None
+
+
+def bf16_bits(x: float) -> int:
+    """The bfloat16 pattern nearest a float, ties to even, as LLVM's APFloat converts a literal
+    (gfx950_xdlops.s:103 `v_dot2c_f32_bf16_e32 v5, 10.1, v2` -> 0x4122, not the truncated 0x4121); rounded from the
+    float32 pattern, with the float32 rounding's direction deciding a tie it made."""
+    f32 = struct.unpack("<I", struct.pack("<f", x))[0]
+    low, high = f32 & 0xFFFF, f32 >> 16
+    if low > 0x8000 or (low == 0x8000 and (high & 1 if struct.unpack("<f", struct.pack("<I", f32))[0] == x
+                                           else abs(x) > abs(struct.unpack("<f", struct.pack("<I", f32))[0]))):
+        high += 1
+    return high & 0xFFFF
 
 
 def literal_value(text: str, bits: int, is_float: bool) -> int | None:
