@@ -153,6 +153,39 @@ def test_cdna4_scaled_mfma_is_a_128_bit_vop3px2_from_llvm(catalog):
     assert fix["manual"] == "no such row" and fix["evidence"] > 0
 
 
+# gfx1250 instructions no cdna5 opcode table lists: (mnemonic, LLVM MC test with a check line, opcode field bits)
+GFX1250_TD_CHECKS = {
+    "V_WMMA_LD_SCALE_PAIRED_B32": ("gfx1250_asm_wmma_w32.s", (22, 16)),
+    "V_WMMA_LD_SCALE16_PAIRED_B64": ("gfx1250_asm_wmma_w32.s", (22, 16)),
+    "S_ADD_PC_I64": ("gfx1250_asm_sop1.s", (15, 8)),
+    "S_ALLOC_VGPR": ("gfx12_asm_sop1.s", (15, 8)),
+    "TENSOR_SAVE": ("gfx1250_asm_vflat.s", (21, 14)),
+    "TENSOR_STOP": ("gfx1250_asm_vflat.s", (21, 14)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GFX1250_TD_CHECKS))
+def test_gfx1250_instructions_known_from_llvm_only(catalog, name):
+    """Each "llvm-td-gfx1250" row: the cited TableGen line defines the instruction's gfx1250 opcode (premise), the
+    cdna5 manual never names it, an LLVM check line's bytes carry the opcode, and the
+    catalog serves the row with the quirk as its erratum."""
+    fix = CORRECTIONS["llvm-td-gfx1250"]
+    _, enc_name, opcode, cite = next(r for r in fix.rows if r[0] == name)
+    file, line = cite.rsplit(":", 1)
+    td = (SOURCES / file).read_text(encoding="utf-8").splitlines()[int(line) - 1]
+    m = re.match(rf"\s*defm {name}\s*:\s*\w+_Real_gfx(?:1250|12\w*)<(0x[0-9a-f]+)>;", td)
+    assert m and int(m.group(1), 16) == opcode, td
+    manual = (SOURCES / "amd-isa-manuals" / "cdna5" / "README.md").read_text(encoding="utf-8")
+    assert name not in manual.upper()   # the manual never names it
+    test, (hi, lo) = GFX1250_TD_CHECKS[name]
+    at, data = llvm_check(test, rf"(GFX1250|GFX12): {name.lower()}\b")
+    assert bits(data, hi, lo) == opcode, (test, at)
+    enc = next(e for e in catalog.show(name.lower(), arch="cdna5").as_json()["encodings"] if e["encoding"] == enc_name)
+    assert enc["opcode"] == opcode
+    erratum = next(e for e in enc["errata"] if e["quirk"] == "llvm-td-gfx1250")
+    assert erratum["manual"] == "no such row" and erratum["evidence"] > 0
+
+
 def test_rdna2_to_rdna3_diff_has_no_ds_reencoding(catalog):
     diff = catalog.diff("rdna2", "rdna3").as_json()
     ds = [r for r in diff["reencoded"] if r["from"]["encoding"] == "DS" and r["to"]["encoding"] == "DS"]

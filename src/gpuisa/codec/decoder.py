@@ -228,6 +228,10 @@ class _Decoder:
         self._memo: dict[bytes, tuple[bytes, str, str, str]] = {}
         self._memo_sizes: dict[bytes, tuple[int, ...]] = {}
         self._high_fixed: dict[str, list] = {}       # layout -> its fixed fields beyond the first dword
+        # (first-dword mask, value, bytes) of layouts with fixed bits past the first dword (VOP3PX2): a shorter
+        # decoding of such a first dword is not memoized, since its bytes may begin the longer instruction
+        self._longer = [(lay.mask, lay.value, lay.width // 8) for _, groups in tables.by_mask for g in groups.values()
+                        for lay in g if self._fixes_high(lay)]
         self._image_mods: dict[str, list[Operand]] = {}   # layout -> the image modifiers it has fields for
         self._docs_dir: Path | None = None
         self._k_rows: dict[int, bool] = {}           # id(row) -> whether fmaak / madmk's K literal follows
@@ -237,6 +241,14 @@ class _Decoder:
             from gpuisa.codec.fastpath import FastRenderer
 
             self._fast = FastRenderer(self)
+
+    def _may_begin_longer(self, d: Decoded) -> bool:
+        w0 = int.from_bytes(d.data[:4], "little")
+        return any(w0 & mask == value and n > len(d.data) for mask, value, n in self._longer)
+
+    @staticmethod
+    def _fixes_high(lay: Layout) -> bool:
+        return any(lay.fields[f][0][0] >= 32 for f in lay.fixed)
 
     def find(self, data: bytes, pos: int) -> tuple[Layout, Form, int] | None:
         w0 = int.from_bytes(data[pos:pos + 4], "little")
@@ -272,7 +284,7 @@ class _Decoder:
             if seen is not None:
                 return Decoded(pos + base, seen[0], seen[1], seen[2], seen[3], True, "", symbol)
         d = self._decode(data, pos)
-        if d.valid and len(self._memo) < MEMO_LIMIT:
+        if d.valid and len(self._memo) < MEMO_LIMIT and not self._may_begin_longer(d):
             self._memo[d.data] = (d.data, d.text, d.name, d.encoding)
             sizes = self._memo_sizes.get(first, ())
             if len(d.data) not in sizes:

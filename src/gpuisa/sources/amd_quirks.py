@@ -270,6 +270,10 @@ class OpcodeFix:
     rows: tuple[tuple[str, str, int, str], ...] = ()
 
 
+# where the "llvm-td" entries' opcodes are defined (a Real_gfx1250 / Real_gfx12 defm line)
+_TD = "llvm-project-23.1.1/llvm/lib/Target/AMDGPU"
+
+
 LAYOUT_FIXES: tuple[LayoutFix, ...] = (
     LayoutFix(
         "flat-op-21-14", ("rdna4", "cdna5"), ("VFLAT", "VGLOBAL", "VSCRATCH"),
@@ -430,6 +434,22 @@ OPCODE_FIXES: tuple[OpcodeFix, ...] = (
         (Seen("cdna4", 1956, "0xD3AC across ENCODING through OP"),),
         rows=(("V_MFMA_LD_SCALE_B32", "VOP3P", 0x2C,
                "llvm-project-23.1.1/llvm/lib/Target/AMDGPU/VOP3PInstructions.td:3117"),)),
+    OpcodeFix(
+        "llvm-td-gfx1250", ("cdna5",), "llvm-td",
+        "gfx1250 has instructions no opcode table of the cdna5 manual lists: the WMMA load-scale halves used alone "
+        "(v_wmma_ld_scale_paired_b32 / v_wmma_ld_scale16_paired_b64, the first two dwords of a VOP3PX2 scale WMMA), "
+        "s_add_pc_i64, s_alloc_vgpr and the tensor_save / tensor_stop global instructions; LLVM's TableGen gives "
+        "each its opcode (gfx1250_asm_wmma_w32.s:968 `v_wmma_ld_scale_paired_b32 v1, v2` = 0xcc350000, "
+        "gfx1250_asm_sop1.s:8 `s_add_pc_i64 s[2:3]` = 0xbe804b02, gfx1250_asm_vflat.s:3598 `tensor_save s[0:1]`)",
+        (Seen("cdna5", 6762, "VOP3P opcodes 53 and 58 absent (54, 57 then 61)"),
+         Seen("cdna5", 5967, "SOP1 opcode 75 absent (74 then 76)"), Seen("cdna5", 5975, "SOP1 opcode 83 Reserved"),
+         Seen("cdna5", 7317, "VGLOBAL opcodes 110, 111 Reserved")),
+        rows=(("V_WMMA_LD_SCALE_PAIRED_B32", "VOP3P", 0x35, f"{_TD}/VOP3PInstructions.td:2764"),
+              ("V_WMMA_LD_SCALE16_PAIRED_B64", "VOP3P", 0x3A, f"{_TD}/VOP3PInstructions.td:2765"),
+              ("S_ADD_PC_I64", "SOP1", 0x4B, f"{_TD}/SOPInstructions.td:2352"),
+              ("S_ALLOC_VGPR", "SOP1", 0x53, f"{_TD}/SOPInstructions.td:2347"),
+              ("TENSOR_SAVE", "VGLOBAL", 0x6E, f"{_TD}/FLATInstructions.td:3683"),
+              ("TENSOR_STOP", "VGLOBAL", 0x6F, f"{_TD}/FLATInstructions.td:3684"))),
 )
 
 CORRECTIONS: dict[str, LayoutFix | OpcodeFix] = {q.id: q for q in (*LAYOUT_FIXES, *OPCODE_FIXES)}
