@@ -98,6 +98,9 @@ CASES = [
     ("AMDGPU/gfx1250_asm_wmma_w32.s", 1138, "gfx1250", "both"),         # VOP3PX2 scale: SCLOP 'b0101, formats
     ("AMDGPU/gfx1250_asm_wmma_w32.s", 1403, "gfx1250", "both"),         # ... scale16 'b1010, reuse in its load half
     ("AMDGPU/gfx1250_asm_wmma_w32.s", 913, "gfx1250", "both"),          # f8f6f4 A in FP6: 12 VGPRs
+    ("AMDGPU/gfx1250_asm_wmma_w32.s", 1023, "gfx1250", "both"),         # load-scale alone: scales in OPSEL_HI / NEG
+    ("AMDGPU/gfx1250_asm_wmma_w32.s", 1038, "gfx1250", "both"),         # ... matrix_b_scale_fmt in NEG_HI
+    ("AMDGPU/gfx1250_asm_wmma_w32.s", 1083, "gfx1250", "both"),         # ... scale16 (64-bit SGPRs) with reuse
     ("Disassembler/AMDGPU/gfx12_dasm_sopp.txt", 91, "gfx1250", "both"),  # s_delay_alu from the simm16 delay page
     ("AMDGPU/gfx11_asm_sopp.s", 103, "gfx1100", "both"),                 # ... and GFX11's delay page
     ("Disassembler/AMDGPU/gfx12_dasm_sopp.txt", 19, "gfx1200", "both"),  # a branch target in decimal

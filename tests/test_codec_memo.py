@@ -67,3 +67,17 @@ def test_encoded_sequence_matches_each_check_line(codec_env, checks, picks):
     out = encode("\n".join(lines), "gfx1100")
     assert [(e.line, e.text, e.data) for e in out] == [(n, checks[i][0], checks[i][1])
                                                         for n, i in enumerate(picks, 1) if i < len(CHECKS)]
+
+
+def test_a_load_scale_word_does_not_stand_for_the_scale_wmma_it_begins(codec_env):
+    """gfx1250's VOP3PX2 scale WMMA begins with the load-scale instruction's own VOP3P word: after decoding that word
+    alone, the memo must not print the 128-bit instruction's first half as it."""
+    from gpuisa import decode
+
+    ld_text, ld = llvm_check("AMDGPU/gfx1250_asm_wmma_w32.s", 988)
+    x2_text, x2 = llvm_check("AMDGPU/gfx1250_asm_wmma_w32.s", 1208)
+    assert ld_text.startswith("v_wmma_ld_scale_paired_b32") and x2[:8] == ld and len(x2) == 16   # premise
+    out = decode(ld + x2 + ld, "gfx1250")
+    assert [(d.offset, len(d.data)) for d in out] == [(0, 8), (8, 16), (24, 8)]
+    assert out[1].text == x2_text
+    assert out[0].name == out[2].name

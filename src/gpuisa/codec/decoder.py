@@ -44,6 +44,7 @@ from gpuisa.codec.syntax import (
     hwreg_text,
     is_delay,
     literal64_text,
+    matrix_pieces,
     reuse_bit,
     th_text,
 )
@@ -947,7 +948,7 @@ class _Decoder:
     def _matrix_value(name: str, lay: Layout, word: int) -> int:
         """The value of a WMMA format / scale modifier from its field pieces (syntax.MATRIX_FIELD_MODIFIERS)."""
         return sum(((get_bits(word, lay.fields[f]) & ((1 << n) - 1)) << at)
-                   for f, at, n in MATRIX_FIELD_MODIFIERS[name] if f in lay.fields)
+                   for f, at, n in matrix_pieces(name, lay.fields))
 
     def _smem(self, lay: Layout, word: int) -> tuple[str | None, str | None]:
         """SMEM soffset operand text and offset modifier text (see SMEM_OFFSET_RULES in syntax.py)."""

@@ -52,6 +52,7 @@ from gpuisa.codec.syntax import (
     float_bits,
     hwreg_value,
     is_delay,
+    matrix_pieces,
     reuse_bit,
     th_code,
 )
@@ -514,7 +515,8 @@ class _Encoder:
         for prefix, enc_names, field, value, min_gen, _source in FIELD_DEFAULTS:
             if form.base.startswith(prefix) and form.encoding in enc_names and field in f and self.gen >= min_gen:
                 st.word |= put_bits(f[field], value)
-        if form.encoding == "VOP3P" and not any(o.name in ("m_op_sel_hi", "matrix_b_fmt") for r in form.rows.values()
+        if form.encoding == "VOP3P" and not any(o.name in ("m_op_sel_hi", "matrix_b_fmt", "matrix_b_scale")
+                                                for r in form.rows.values()
                                                 for o in r.operands):
             # op_sel_hi defaults to all ones (AMDGPUModifierSyntax.rst:1917); mix instructions take
             # m_op_sel_hi, whose default is 0 (AMDGPUModifierSyntax.rst:2074)
@@ -1073,7 +1075,7 @@ class _Encoder:
             need(name)
             names = MATRIX_MODIFIER_NAMES[name]
             v = names.index(value.upper()) if value.upper() in names else num(value)
-            pieces = [(fld, at, n) for fld, at, n in MATRIX_FIELD_MODIFIERS[name] if fld in f]
+            pieces = matrix_pieces(name, f)
             if not pieces or not 0 <= v < (1 << sum(n for _, _, n in pieces)):
                 raise _Attempt(m.col, f"{m.text}: not a value {lay.name} holds")
             for fld, at, n in pieces:

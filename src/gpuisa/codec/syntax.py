@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import struct
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 DOCS = "llvm-project-23.1.1/llvm/docs/AMDGPUOperandSyntax.rst"
@@ -277,6 +278,23 @@ MATRIX_FIELD_MODIFIERS: dict[str, tuple[tuple[str, int, int], ...]] = {
     "matrix_a_scale_fmt": (("SCL_NEG", 0, 2),),
     "matrix_b_scale_fmt": (("SCL_NEG_HI", 0, 2),),
 }
+# The load-scale instruction alone (v_wmma_ld_scale_paired_b32 / _scale16_paired_b64: VOP3P) is the VOP3PX2's
+# load-scale half by itself, its scale selects and formats in the VOP3P word's OPSEL[0] / OPSEL_HI[0] / NEG[1:0] /
+# NEG_HI[1:0], which the 128-bit format names SCL_* (gfx1250_asm_wmma_w32.s:988 `matrix_a_scale:MATRIX_SCALE_ROW1`
+# sets bit 11; :1003 matrix_b_scale bit 59; :1023 matrix_a_scale_fmt E5M3 bit 61; :1038 matrix_b_scale_fmt E5M3 bit 8).
+LOAD_SCALE_ALONE_FIELDS: dict[str, tuple[tuple[str, int, int], ...]] = {
+    "matrix_a_scale": (("OPSEL", 0, 1),), "matrix_b_scale": (("OPSEL_HI", 0, 1),),
+    "matrix_a_scale_fmt": (("NEG", 0, 2),), "matrix_b_scale_fmt": (("NEG_HI", 0, 2),),
+}
+
+
+def matrix_pieces(name: str, fields: Mapping[str, object]) -> list[tuple[str, int, int]]:
+    """(field, bit of the value, bits) holding a WMMA format / scale modifier in a layout with these fields: the
+    MATRIX_FIELD_MODIFIERS pieces it has, else (a VOP3P word: the load-scale alone) LOAD_SCALE_ALONE_FIELDS's."""
+    pieces = [p for p in MATRIX_FIELD_MODIFIERS[name] if p[0] in fields]
+    return pieces or [p for p in LOAD_SCALE_ALONE_FIELDS.get(name, ()) if p[0] in fields]
+
+
 _FORMATS = ("MATRIX_FMT_FP8", "MATRIX_FMT_BF8", "MATRIX_FMT_FP6", "MATRIX_FMT_BF6", "MATRIX_FMT_FP4")
 _SCALE_FORMATS = ("MATRIX_SCALE_FMT_E8", "MATRIX_SCALE_FMT_E5M3", "MATRIX_SCALE_FMT_E4M3")
 MATRIX_MODIFIER_NAMES: dict[str, tuple[str, ...]] = {

@@ -810,7 +810,9 @@ MODIFIER_EVIDENCE: dict[str, ModifierEvidence] = {
         f"{_MC}/gfx12_asm_vbuffer_mtbuf.s:221", "tbuffer_load_format_x v4, off, s[8:11], s3 format:[BUF_FMT_32_SINT] "
         "offset:8388607"),
     "gfx12 vop3p packed modifiers": ModifierEvidence(
-        ("GFX12",), "VOP3P", r"^v_(pk_|dot|fma_mix|wmma|swmmac)", ("op_sel", "op_sel_hi", "neg_lo", "neg_hi"),
+        # not the load-scale alone, whose asm string has none (VOP3PInstructions.td:2088 AsmVOP3P ` $src0, $src1`
+        # then only matrix_* modifiers)
+        ("GFX12",), "VOP3P", r"^v_(pk_|dot|fma_mix|wmma(?!_ld_scale)|swmmac)", ("op_sel", "op_sel_hi", "neg_lo", "neg_hi"),
         "GFX12's VOP3P rows list only clamp; the tests write op_sel, op_sel_hi, neg_lo and neg_hi, as the GFX11 "
         "VOP3P rows of the same instructions list them (v_pk_add_f16)",
         Provenance(SOURCE, _GFX11_PAGE, 2623, "v_pk_add_f16"),
