@@ -63,6 +63,7 @@ from gpuisa.sources.llvm_syntax_docs import (
     SCALE_OPERANDS_ROW,
     SCALED_MATRIX,
     SCALED_MATRIX_ROW,
+    SOURCE_ONLY,
     UNNAMED_TARGETS,
     VOPD3_SOURCES,
     VOPD_BITOP,
@@ -366,7 +367,8 @@ class RowMatcher:
         ruled = rule_source(mnemonic, self.serves)
         if ruled and ruled[0] == SCALED_MATRIX_ROW:
             return [(ruled[0], row) for row in self._scaled_matrix(mnemonic)]
-        if ruled and ruled[0] in (RENAMED_ROW, LOAD_SCALE_ROW, ASYNC_LDS):   # another page's row / the page's own VOP3PX2 row
+        # another page's row / the page's own VOP3PX2 row / a listed row's sources
+        if ruled and ruled[0] in (RENAMED_ROW, LOAD_SCALE_ROW, ASYNC_LDS, SOURCE_ONLY):
             row = (self.fallback if ruled[2] else self.rows).get(ruled[1])
             return [(ruled[0], derived_row(ruled[0], row, mnemonic))] if row else []
         if ruled:   # BF16_TWIN: every row of the f16 instruction (derived DPP rows too)

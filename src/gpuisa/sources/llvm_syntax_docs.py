@@ -344,6 +344,13 @@ RENAMED_IN_GFX1250: dict[str, tuple[str, str]] = {
     "s_rfe_i64": ("s_rfe_b64", f"{_MC}/gfx1250_asm_sop1.s:48"),
     "s_call_i64": ("s_call_b64", f"{_MC}/gfx1250_asm_sopk.s:9"),
 }
+# gfx1250 instructions no page lists that read one operand and write none, each with the listed row whose source it
+# takes (LLVM's TableGen gives the same operand class): new mnemonic -> (listed mnemonic, TableGen line of its class).
+# SOPInstructions.td:157-158 SOP1_1_REGIMM64 `(outs), (ins SSrc_b64:$src0)`: s_bcnt1_i32_b64's ssrc0 (SSrc_b64,
+# the GFX12 page's ssrc0 of 2 dwords with constants and literals), without its sdst. ROW_EVIDENCE "source only".
+SOURCE_ONLY_GFX1250: dict[str, tuple[str, str]] = {
+    "s_add_pc_i64": ("s_bcnt1_i32_b64", "llvm-project-23.1.1/llvm/lib/Target/AMDGPU/SOPInstructions.td:157"),
+}
 # SDWA forms no page lists -> the listed SDWA row whose operand list LLVM's tests write for them
 # (ROW_EVIDENCE "sdwa row of an integer vop2").
 SDWA_TWINS: dict[str, str] = {"v_pk_fmac_f16_sdwa": "v_add_u16_sdwa"}
@@ -754,6 +761,13 @@ ROW_EVIDENCE: dict[str, RowEvidence] = {
         Provenance(SOURCE, "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX950.rst", 1194, "v_bitop3_b32"),
         f"{_MC}/gfx1250_asm_vopd3.s:1558", "v_dual_cndmask_b32 v255, v4, v2, vcc_lo :: v_dual_bitop2_b32 v7, v1, v3 "
         "bitop3:1"),
+    "source only": RowEvidence(
+        ("GFX12 (cdna5)",),
+        "gfx1250's s_add_pc_i64 is on no page; LLVM defines it as SOP1_1_REGIMM64 (SOPInstructions.td:157-158: no "
+        "result, one SSrc_b64 source), the ssrc0 GFX12's s_bcnt1_i32_b64 row lists: it takes that row without its "
+        "sdst (SOURCE_ONLY_GFX1250)",
+        Provenance(SOURCE, _GFX12_PAGE, 94, "s_bcnt1_i32_b64"),
+        f"{_MC}/gfx1250_asm_sop1.s:16", "s_add_pc_i64 0x64"),
     "load-scale half of the scale mfma row": RowEvidence(
         ("GFX950",),
         "no page lists v_mfma_ld_scale_b32, the first two dwords of GFX950's scale MFMA (VOP3PX2); LLVM's tests "
@@ -1152,6 +1166,7 @@ WIDE_TWIN = "64-bit twin of the 32-bit row"
 PACKED_CVT = "packed conversion sized by its name"
 PROFILE_TWIN = "twin row sized by its tablegen profile"
 ASYNC_LDS = "lds address of an async load"
+SOURCE_ONLY = "source only"
 SCALED_MATRIX_ROW = "scaled matrix row"
 DPP64 = "dpp16 of a 64-bit row"
 RENAMED_GFX1250 = "gfx1250 name of a gfx12 row"
@@ -1167,6 +1182,8 @@ def rule_source(mnemonic: str, serves: Iterable[str]) -> tuple[str, str, str] | 
         return RENAMED_ROW, RENAMED_IN_GFX12[mnemonic][0], "GFX12"
     if mnemonic in RENAMED_IN_GFX1250 and serves & set(ROW_EVIDENCE[RENAMED_GFX1250].families):
         return RENAMED_GFX1250, RENAMED_IN_GFX1250[mnemonic][0], "GFX12"
+    if mnemonic in SOURCE_ONLY_GFX1250 and serves & set(ROW_EVIDENCE[SOURCE_ONLY].families):
+        return SOURCE_ONLY, SOURCE_ONLY_GFX1250[mnemonic][0], ""
     if mnemonic in SDWA_TWINS and serves & set(ROW_EVIDENCE[SDWA_TWIN].families):
         return SDWA_TWIN, SDWA_TWINS[mnemonic], ""
     if mnemonic in LOAD_SCALE and serves & set(ROW_EVIDENCE[LOAD_SCALE_ROW].families):
@@ -1234,6 +1251,8 @@ def derived_row(rule: str, row: R, mnemonic: str | None = None) -> R:
     if rule == LOAD_SCALE_ROW:
         ops = tuple(replace(o, name=LOAD_SCALE_OPERANDS[o.name]) for o in row.operands if o.name in LOAD_SCALE_OPERANDS)
         row = replace(row, operands=ops)
+    elif rule == SOURCE_ONLY:   # the listed row's sources, no result
+        row = replace(row, operands=tuple(o for o in row.operands if o.role != "dst"))
     elif rule == ASYNC_LDS:   # the LDS address is read (the row's own vdst page sizes it: one VGPR)
         row = replace(row, operands=tuple(replace(o, role="src") if o.name == "vdst" else o for o in row.operands))
     return replace(row, mnemonic=mnemonic) if mnemonic else row
