@@ -101,6 +101,8 @@ CASES = [
     ("AMDGPU/gfx1250_asm_wmma_w32.s", 1023, "gfx1250", "both"),         # load-scale alone: scales in OPSEL_HI / NEG
     ("AMDGPU/gfx1250_asm_wmma_w32.s", 1038, "gfx1250", "both"),         # ... matrix_b_scale_fmt in NEG_HI
     ("AMDGPU/gfx1250_asm_wmma_w32.s", 1083, "gfx1250", "both"),         # ... scale16 (64-bit SGPRs) with reuse
+    ("AMDGPU/gfx1250_asm_sop1.s", 20, "gfx1250", "both"),               # s_add_pc_i64: no sdst, a 64-bit literal
+    ("AMDGPU/gfx1250_asm_sop1.s", 16, "gfx1250", "both"),               # ... a 32-bit one
     ("Disassembler/AMDGPU/gfx12_dasm_sopp.txt", 91, "gfx1250", "both"),  # s_delay_alu from the simm16 delay page
     ("AMDGPU/gfx11_asm_sopp.s", 103, "gfx1100", "both"),                 # ... and GFX11's delay page
     ("Disassembler/AMDGPU/gfx12_dasm_sopp.txt", 19, "gfx1200", "both"),  # a branch target in decimal

@@ -806,3 +806,20 @@ def test_whole_corpus(docs, sources):
     for fam, t in rep.families.items():
         assert t.total == t.ok + len(t.mismatches), fam
         assert all(m.example.startswith(MC) or "Disassembler" in m.example for m in t.mismatches), fam
+
+
+def test_source_only_rows_follow_their_tablegen_class():
+    """Premise of ROW_EVIDENCE "source only": the cited TableGen class has no result and one SSrc_b64 source, the
+    listed row's ssrc0 is 2 dwords, and the instruction uses that class."""
+    from gpuisa.sources.llvm_syntax_docs import SOURCE_ONLY_GFX1250
+    from tests.conftest import SOURCES
+
+    for mnemonic, (listed, cite) in SOURCE_ONLY_GFX1250.items():
+        file, line = cite.rsplit(":", 1)
+        td = (SOURCES / file).read_text(encoding="utf-8").splitlines()
+        cls = td[int(line) - 1].split()[1]
+        assert "(outs), (ins SSrc_b64:$src0)" in td[int(line)], td[int(line)]
+        assert any(f'SOP1_1_REGIMM64 <"{mnemonic}">' in t and cls == "SOP1_1_REGIMM64" for t in td), mnemonic
+        page = (SOURCES / "llvm-project-23.1.1/llvm/docs/AMDGPU/AMDGPUAsmGFX12.rst").read_text(encoding="utf-8")
+        row = next(t for t in page.splitlines() if t.split()[:1] == [listed])
+        assert "ssrc0_dfa11e" in row and mnemonic not in page
