@@ -708,16 +708,19 @@ def _screen_wirings(p: PtxSide, a: AmdInstr, wirings: list[dict[str, Any]], arch
             results = _run_side_by_side(a.name, variants, lanes, arch, texts)
     except Exception:  # one wiring may not run; _screen tells which
         return None
-    out = []
-    for data, w in results:
-        if w != p.width:
-            data = dom.resize(data, w, p.width, False)
-        got = np.asarray(data)
-        got = got.astype(np.uint64) if p.width <= 64 else np.asarray(data, dtype=object)
-        if p.ftz and p.kinds.get("d") == "f":
-            got = _flush(got, p.dest_width, p.elem[1] if p.elem else 0)
-        out.append(got)
-    return out
+    return [_as_ptx_result(p, dom, data, w) for data, w in results]
+
+
+def _as_ptx_result(p: PtxSide, dom: NumpyDomain, data: Any, width: int) -> np.ndarray:
+    """An AMD result as the PTX side's destination: resized to its width, uint64 up to 64 bits, flushed
+    like the PTX form when it is .ftz with a float destination."""
+    if width != p.width:
+        data = dom.resize(data, width, p.width, False)
+    got = np.asarray(data)
+    got = got.astype(np.uint64) if p.width <= 64 else np.asarray(data, dtype=object)
+    if p.ftz and p.kinds.get("d") == "f":
+        got = _flush(got, p.dest_width, p.elem[1] if p.elem else 0)
+    return got
 
 
 def _mismatch(p: PtxSide, want: np.ndarray, got: np.ndarray) -> np.ndarray:
@@ -1255,13 +1258,7 @@ def _agree_batch(p: PtxSide, specs: list[dict[str, Any]], arch: str, vecs: dict[
             out.append(0)
             continue
         data, w = found
-        if w != p.width:
-            data = dom.resize(data, w, p.width, False)
-        got = np.asarray(data)
-        got = got.astype(np.uint64) if p.width <= 64 else np.asarray(data, dtype=object)
-        if p.ftz and p.kinds.get("d") == "f":
-            got = _flush(got, p.dest_width, p.elem[1] if p.elem else 0)
-        out.append(lanes - len(_mismatch(p, want, got)))
+        out.append(lanes - len(_mismatch(p, want, _as_ptx_result(p, dom, data, w))))
     return out
 
 
