@@ -370,17 +370,23 @@ def _add_td_rows(fix_id: str, data: ManualData, rows: list[OpcodeEntry], example
     by_name = _by_name(examples)
     own = {(e.name, e.encoding) for e in data.opcodes}
     for e in rows:
-        if (e.name, e.encoding) in own:
-            continue
-        enc, op_field = layout_encoding(data.encodings, e.encoding)
-        exs = by_name.get(e.name, [])
-        agree = [ex for ex in exs if enc is not None and _matches(enc, op_field, ex.data, e.opcode)]
-        if not agree or len(agree) < len(exs):
-            continue
-        data.opcodes.append(OpcodeEntry(data.arch, e.encoding, e.opcode, e.name, agree[0].prov))
-        out.corrections.append(Correction(fix_id, data.arch, e.encoding, e.name, "no such row", f"opcode {e.opcode}",
-                                          len(agree), 0, "LLVM's encodings, with LLVM's TableGen opcode",
-                                          (agree[0].prov, e.provenance)))
+        if (e.name, e.encoding) not in own:
+            _add_row_llvm_agrees(fix_id, data, e, by_name.get(e.name, []), out,
+                                 "LLVM's encodings, with LLVM's TableGen opcode")
+
+
+def _add_row_llvm_agrees(fix_id: str, data: ManualData, e: OpcodeEntry, exs: list[_Ex], out: Resolution,
+                         settled_by: str) -> bool:
+    """Add row `e` to the arch and a correction saying so when at least one of LLVM's encodings `exs` of the
+    instruction agrees with it in the arch's layout and none disagrees; whether it was added."""
+    enc, op_field = layout_encoding(data.encodings, e.encoding)
+    agree = [ex for ex in exs if enc is not None and _matches(enc, op_field, ex.data, e.opcode)]
+    if not agree or len(agree) < len(exs):
+        return False
+    data.opcodes.append(OpcodeEntry(data.arch, e.encoding, e.opcode, e.name, agree[0].prov))
+    out.corrections.append(Correction(fix_id, data.arch, e.encoding, e.name, "no such row", f"opcode {e.opcode}",
+                                      len(agree), 0, settled_by, (agree[0].prov, e.provenance)))
+    return True
 
 
 def _llvm_only_rows(manuals: dict[str, ManualData], arch: str) -> list[tuple[OpcodeFix, OpcodeEntry]]:
@@ -408,16 +414,9 @@ def _llvm_only(fix: OpcodeFix, data: ManualData, resolved: dict[str, ManualData]
     for f, e in _llvm_only_rows(resolved, data.arch):
         if f is not fix or e.name in added:
             continue
-        enc, op_field = layout_encoding(data.encodings, e.encoding)
-        exs = by_name.get(e.name, [])
-        agree = [ex for ex in exs if enc is not None and _matches(enc, op_field, ex.data, e.opcode)]
-        if not agree or len(agree) < len(exs):
-            continue
-        added.add(e.name)
-        data.opcodes.append(OpcodeEntry(data.arch, e.encoding, e.opcode, e.name, agree[0].prov))
-        out.corrections.append(Correction(fix.id, data.arch, e.encoding, e.name, "no such row", f"opcode {e.opcode}",
-                                          len(agree), 0, f"LLVM's encodings, with the {fix.source} manual's opcode",
-                                          (agree[0].prov, e.provenance)))
+        if _add_row_llvm_agrees(fix.id, data, e, by_name.get(e.name, []), out,
+                                f"LLVM's encodings, with the {fix.source} manual's opcode"):
+            added.add(e.name)
 
 
 def _seen_sources(fix: OpcodeFix, arch: str) -> tuple[Provenance, ...]:
